@@ -1,0 +1,183 @@
+//! Coordinate format.
+
+use rayon::prelude::*;
+
+use crate::pattern::PAR_THRESHOLD;
+use crate::{FormatError, Index, Scalar};
+
+/// A sparse matrix in coordinate (triplet) format.
+///
+/// # Format
+/// Three arrays of length `nnz`: `rows`, `cols`, `values`; entry `k` is
+/// `A[rows[k], cols[k]] += values[k]`.
+///
+/// # Invariants (always checked by [`Coo::try_from_parts`])
+/// - the three arrays have the same length;
+/// - `0 <= rows[k] < nrows` and `0 <= cols[k] < ncols`;
+/// - `nrows`, `ncols` and `nnz` fit in the index type.
+///
+/// Entries may be in any order and may repeat: duplicates are *kept* in COO
+/// (that is what the file said) and *summed* when converting to CSR, the
+/// convention of SciPy, Ginkgo and the NIST reference code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coo<T, I> {
+    nrows: usize,
+    ncols: usize,
+    rows: Vec<I>,
+    cols: Vec<I>,
+    values: Vec<T>,
+}
+
+/// Checks dimensions against the index type.
+pub(crate) fn check_dims<I: Index>(
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+) -> Result<(), FormatError> {
+    for (what, value) in [("nrows", nrows), ("ncols", ncols), ("nnz", nnz)] {
+        if value > I::MAX_USIZE {
+            return Err(FormatError::IndexOverflow { what, value, index: I::NAME });
+        }
+    }
+    Ok(())
+}
+
+impl<T: Scalar, I: Index> Coo<T, I> {
+    /// Builds a COO matrix after checking every invariant.
+    ///
+    /// # Errors
+    /// [`FormatError::Length`] if the arrays differ in length,
+    /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`]
+    /// for an index outside the shape, [`FormatError::IndexOverflow`] if a
+    /// dimension does not fit `I`.
+    ///
+    /// ```
+    /// use sparsetool_formats::{Coo, FormatError};
+    /// let err = Coo::<f64, i32>::try_from_parts(2, 2, vec![0, 2], vec![0, 0], vec![1.0, 2.0]);
+    /// assert!(matches!(err, Err(FormatError::RowOutOfBounds { row: 2, .. })));
+    /// ```
+    pub fn try_from_parts(
+        nrows: usize,
+        ncols: usize,
+        rows: Vec<I>,
+        cols: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self, FormatError> {
+        let nnz = values.len();
+        for (array, a) in [("rows", rows.len()), ("cols", cols.len())] {
+            if a != nnz {
+                return Err(FormatError::Length { array, expected: nnz, actual: a });
+            }
+        }
+        check_dims::<I>(nrows, ncols, nnz)?;
+        let bad = |(&r, &c): (&I, &I)| r.to_usize() >= nrows || c.to_usize() >= ncols;
+        let pos = if nnz > PAR_THRESHOLD {
+            rows.par_iter().zip(cols.par_iter()).position_first(bad)
+        } else {
+            rows.iter().zip(cols.iter()).position(bad)
+        };
+        if let Some(pos) = pos {
+            let (r, c) = (rows[pos], cols[pos]);
+            if r.to_usize() >= nrows {
+                return Err(FormatError::RowOutOfBounds { row: r.to_i64(), nrows, pos });
+            }
+            return Err(FormatError::ColumnOutOfBounds {
+                row: r.to_usize(),
+                col: c.to_i64(),
+                ncols,
+            });
+        }
+        Ok(Self { nrows, ncols, rows, cols, values })
+    }
+
+    /// Builds a COO matrix without checking.
+    ///
+    /// # Safety
+    /// The caller guarantees every invariant listed on [`Coo`]; kernels index
+    /// arrays with these values without bounds checks.
+    #[must_use]
+    pub unsafe fn from_parts_unchecked(
+        nrows: usize,
+        ncols: usize,
+        rows: Vec<I>,
+        cols: Vec<I>,
+        values: Vec<T>,
+    ) -> Self {
+        Self { nrows, ncols, rows, cols, values }
+    }
+
+    /// An empty `nrows x ncols` matrix.
+    #[must_use]
+    pub fn empty(nrows: usize, ncols: usize) -> Self {
+        Self { nrows, ncols, rows: Vec::new(), cols: Vec::new(), values: Vec::new() }
+    }
+
+    /// Number of rows.
+    #[inline]
+    #[must_use]
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    #[inline]
+    #[must_use]
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Number of stored entries (duplicates counted).
+    #[inline]
+    #[must_use]
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+    /// Row indices.
+    #[inline]
+    #[must_use]
+    pub fn rows(&self) -> &[I] {
+        &self.rows
+    }
+    /// Column indices.
+    #[inline]
+    #[must_use]
+    pub fn cols(&self) -> &[I] {
+        &self.cols
+    }
+    /// Values.
+    #[inline]
+    #[must_use]
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+    /// Mutable values (the structure stays valid whatever is written).
+    #[inline]
+    pub fn values_mut(&mut self) -> &mut [T] {
+        &mut self.values
+    }
+    /// Hands the arrays back: `(nrows, ncols, rows, cols, values)`.
+    #[must_use]
+    pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
+        (self.nrows, self.ncols, self.rows, self.cols, self.values)
+    }
+
+    /// Whether entries are sorted by (row, column) with no duplicates.
+    #[must_use]
+    pub fn is_canonical(&self) -> bool {
+        (1..self.nnz()).all(|k| {
+            (self.rows[k - 1], self.cols[k - 1]) < (self.rows[k], self.cols[k])
+        })
+    }
+
+    /// `y = A x` (duplicates contribute their sum). Serial: COO has no
+    /// row ownership, so the parallel path goes through CSR.
+    ///
+    /// # Panics
+    /// If `x.len() != ncols` or `y.len() != nrows`.
+    pub fn spmv(&self, x: &[T], y: &mut [T]) {
+        assert_eq!(x.len(), self.ncols, "x has the wrong length");
+        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        y.iter_mut().for_each(|v| *v = T::zero());
+        for k in 0..self.nnz() {
+            y[self.rows[k].to_usize()] += self.values[k] * x[self.cols[k].to_usize()];
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! ell format (being written).

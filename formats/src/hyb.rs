@@ -1,0 +1,1 @@
+//! hyb format (being written).

@@ -1,0 +1,1 @@
+//! jds format (being written).

@@ -1,0 +1,67 @@
+//! Names of the storage formats.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One of the storage formats sparsetool knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FormatKind {
+    /// Coordinate triplets.
+    Coo,
+    /// Compressed sparse row.
+    Csr,
+    /// ELLPACK (fixed width, slot-major).
+    Ell,
+    /// Hybrid: ELL part plus a COO tail.
+    Hyb,
+    /// Jagged diagonal storage.
+    Jds,
+    /// Sliced ELL with sorting windows (SELL-C-sigma).
+    Sell,
+}
+
+impl FormatKind {
+    /// All formats, in a stable order.
+    pub const ALL: [FormatKind; 6] = [
+        FormatKind::Coo,
+        FormatKind::Csr,
+        FormatKind::Ell,
+        FormatKind::Hyb,
+        FormatKind::Jds,
+        FormatKind::Sell,
+    ];
+
+    /// Lower-case name as used on the command line and in files.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FormatKind::Coo => "coo",
+            FormatKind::Csr => "csr",
+            FormatKind::Ell => "ell",
+            FormatKind::Hyb => "hyb",
+            FormatKind::Jds => "jds",
+            FormatKind::Sell => "sell",
+        }
+    }
+}
+
+impl fmt::Display for FormatKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Error for an unknown format name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format `{0}` (expected one of coo, csr, ell, hyb, jds, sell)")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for FormatKind {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FormatKind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownFormat(s.to_string()))
+    }
+}

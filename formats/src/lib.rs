@@ -1,0 +1,35 @@
+//! # sparsetool-formats
+//!
+//! Sparse matrix storage formats with validated invariants, and the readers
+//! and writers that move them in and out of files.
+//!
+//! ## Brief overview
+//!
+//! | Format | best for | invariants (checked by `try_from_parts`) | padding |
+//! |---|---|---|---|
+//! | [`Coo`] | assembly, interchange | indices in range | none |
+//! | [`Csr`] | general SpMV, the hub of every conversion | monotone `row_ptr`, sorted unique columns | none |
+//!
+//! Value types: `f32`, `f64`, `Complex<f32>`, `Complex<f64>` ([`Scalar`]).
+//! Index types: `i32`, `i64` ([`Index`]); `-1` is the padding sentinel.
+#![deny(missing_docs)]
+
+mod coo;
+// Matrix Market (owned by the mm work), .npz, and the GPU formats.
+pub mod mm;
+pub mod npz;
+mod ell;
+mod hyb;
+mod jds;
+mod sell;
+mod csr;
+mod error;
+mod kind;
+pub mod pattern;
+mod scalar;
+
+pub use coo::Coo;
+pub use csr::Csr;
+pub use error::FormatError;
+pub use kind::{FormatKind, UnknownFormat};
+pub use scalar::{fits_index, Complex, Complex32, Complex64, Index, Scalar};

@@ -1,0 +1,1 @@
+//! `.npz` I/O (being written).

@@ -1,0 +1,1 @@
+//! sell format (being written).
