@@ -1,1 +1,70 @@
-fn main() {}
+//! `sparsetool`: a thin translator from the command line to the libraries.
+//!
+//! Errors print as `error: <message>` with their causes; bad input exits 1,
+//! environment problems (no GPU, I/O device full) exit 2.
+
+mod args;
+mod commands;
+mod dispatch;
+mod io;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+/// An environment problem (exit code 2) rather than bad input (exit code 1).
+#[derive(Debug)]
+pub struct EnvError(pub String);
+
+impl std::fmt::Display for EnvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for EnvError {}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    output::install_interrupt_handler();
+    match cli.command {
+        Command::Info(a) => commands::info::run(&a),
+        Command::Convert(a) => commands::convert::run(&a),
+        Command::Spmv(a) => commands::spmv::run(&a),
+        Command::Bench(a) => commands::bench::run(&a),
+        Command::Gen(a) => commands::gen::run(&a),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // A closed pipe (`sparsetool info x --json | head`) is not an error.
+            if err.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {err:#}");
+            if err.chain().any(|c| c.downcast_ref::<EnvError>().is_some()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,223 @@
+//! Command-line arguments (clap derive). Converted once into validated
+//! settings by the command modules; nothing here calls the libraries.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Inspect, analyze, convert and benchmark sparse matrices.
+///
+/// FILE may be Matrix Market (`.mtx`, `.mtx.gz`), a sparsetool binary layout
+/// (`.spb`) or an `.npz` written by sparsetool or `scipy.sparse.save_npz`;
+/// the content decides, not the extension. `-` reads Matrix Market from stdin.
+///
+/// Exit codes: 0 success, 1 bad input or usage, 2 environment problem
+/// (for example `--device gpu` without a CUDA device).
+#[derive(Debug, Parser)]
+#[command(name = "sparsetool", version, about, long_about, propagate_version = true)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show shape, entry count, field and symmetry (reads only the header of a .mtx).
+    Info(InfoArgs),
+    /// Convert a matrix to another format and container (.npz, .mtx, .spb).
+    ///
+    /// Example: `sparsetool convert m.mtx --to sell --slice 32 -o m.npz`
+    Convert(ConvertArgs),
+    /// Multiply the matrix by a vector (y = A x) in a chosen format.
+    Spmv(SpmvArgs),
+    /// Time SpMV in every format (and cuSPARSE on a GPU), one table row per kernel.
+    Bench(BenchArgs),
+    /// Write a synthetic matrix (same seed, same matrix on any machine).
+    ///
+    /// Example: `sparsetool gen laplace2d --rows 1000000 -o lap.mtx`
+    Gen(GenArgs),
+}
+
+/// Options shared by every command that reads a matrix.
+#[derive(Debug, Args, Clone)]
+pub struct ReadArgs {
+    /// Accept common real-world deviations from the Matrix Market spec (single-%
+    /// banner, missing banner, trailing junk, 0-based indices, values in pattern
+    /// files, both triangles of a symmetric file), with one warning per recovery.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+/// `info` arguments.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Input file (.mtx, .mtx.gz, .npz, .spb).
+    pub file: PathBuf,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// Value type of the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum DType {
+    /// 32-bit floats (complex files: complex64).
+    F32,
+    /// 64-bit floats (complex files: complex128).
+    #[default]
+    F64,
+}
+
+/// A storage format on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Coordinate triplets.
+    Coo,
+    /// Compressed sparse row.
+    Csr,
+    /// ELLPACK: every row padded to one width, slot-major.
+    Ell,
+    /// ELL part plus a COO tail for long rows.
+    Hyb,
+    /// Jagged diagonals (rows sorted by length).
+    Jds,
+    /// Sliced ELL with sorting windows (SELL-C-sigma).
+    Sell,
+}
+
+/// `convert` arguments.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Input file.
+    pub file: PathBuf,
+    /// Target format.
+    #[arg(long, value_enum)]
+    pub to: FormatArg,
+    /// Output file; its extension picks the container: .npz, .mtx (also .mtx.gz), .spb.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// ELL width (default: the longest row; smaller widths are refused: use HYB).
+    #[arg(long, value_name = "K")]
+    pub ell_width: Option<usize>,
+    /// HYB width: a number, or `auto` for the recommended width.
+    #[arg(long, value_name = "K|auto", default_value = "auto")]
+    pub hyb_width: String,
+    /// SELL slice height C.
+    #[arg(long, value_name = "C")]
+    pub slice: Option<usize>,
+    /// SELL sorting window sigma (1 = no sorting; a multiple of C).
+    #[arg(long, value_name = "S")]
+    pub sigma: Option<usize>,
+    /// Allow ELL even when padding makes it more than 3x the size of CSR.
+    #[arg(long)]
+    pub allow_fill: bool,
+    /// Value type of the output.
+    #[arg(long, value_enum, default_value_t = DType::F64)]
+    pub dtype: DType,
+    /// Print the wall time of each phase (read, convert, write) to stderr.
+    #[arg(long)]
+    pub timings: bool,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// Where SpMV runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeviceArg {
+    /// The CPU (rayon).
+    Cpu,
+    /// The first CUDA device.
+    Gpu,
+}
+
+/// `spmv` arguments.
+#[derive(Debug, Args)]
+pub struct SpmvArgs {
+    /// Input file.
+    pub file: PathBuf,
+    /// Storage format to multiply in.
+    #[arg(long, value_enum, default_value = "csr")]
+    pub format: FormatArg,
+    /// Where to run.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub device: DeviceArg,
+    /// x: `ones`, `random` (seeded, uniform in [-1, 1)), or a .npy file.
+    #[arg(long, default_value = "ones")]
+    pub x: String,
+    /// Write y to this .npy file.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Value type.
+    #[arg(long, value_enum, default_value_t = DType::F64)]
+    pub dtype: DType,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `bench` arguments.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Input file.
+    pub file: PathBuf,
+    /// Formats to time: `all` or a comma-separated list (csr,ell,...).
+    #[arg(long, default_value = "all")]
+    pub formats: String,
+    /// Where to run.
+    #[arg(long, value_enum, default_value = "gpu")]
+    pub device: DeviceArg,
+    /// Value type.
+    #[arg(long, value_enum, default_value_t = DType::F32)]
+    pub dtype: DType,
+    /// Timed repetitions per kernel (the median is reported).
+    #[arg(long, default_value_t = 30)]
+    pub reps: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `gen` arguments.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// Kind: laplace2d, laplace3d, uniform, powerlaw, banded, dense-row, empty-rows.
+    pub kind: String,
+    /// Number of rows (Laplacians: rounded to a square/cubic grid).
+    #[arg(long, default_value_t = 1000)]
+    pub rows: usize,
+    /// Number of columns (default: square).
+    #[arg(long)]
+    pub cols: Option<usize>,
+    /// Mean entries per row (uniform, powerlaw, banded, dense-row, empty-rows).
+    #[arg(long, default_value_t = 16)]
+    pub nnz_per_row: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Power-law exponent.
+    #[arg(long, default_value_t = 2.0)]
+    pub alpha: f64,
+    /// Value type.
+    #[arg(long, value_enum, default_value_t = DType::F64)]
+    pub dtype: DType,
+    /// Output file (.mtx, .mtx.gz, .npz, .spb).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the wall time of each phase to stderr.
+    #[arg(long)]
+    pub timings: bool,
+}

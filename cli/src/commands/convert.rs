@@ -1,0 +1,95 @@
+//! `sparsetool convert`: read, convert, write, with phase timings.
+
+use anyhow::{bail, Context};
+use sparsetool_convert::{convert, ConvertParams, HybWidth};
+use sparsetool_formats::FormatKind;
+
+use crate::args::{ConvertArgs, FormatArg};
+use crate::dispatch::{with_types, Idx, Val};
+use crate::io::{load, out_kind, save, type_plan, Source};
+use crate::output::{check_target, Timings};
+
+/// Maps the CLI format to the library's.
+pub fn kind(f: FormatArg) -> FormatKind {
+    match f {
+        FormatArg::Coo => FormatKind::Coo,
+        FormatArg::Csr => FormatKind::Csr,
+        FormatArg::Ell => FormatKind::Ell,
+        FormatArg::Hyb => FormatKind::Hyb,
+        FormatArg::Jds => FormatKind::Jds,
+        FormatArg::Sell => FormatKind::Sell,
+    }
+}
+
+/// Parses `--hyb-width`.
+pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(HybWidth::Auto);
+    }
+    let k: usize = s
+        .parse()
+        .with_context(|| format!("--hyb-width must be a number or `auto`, got `{s}`"))?;
+    Ok(HybWidth::Fixed(k))
+}
+
+/// Validated conversion settings.
+#[derive(Debug)]
+struct Plan {
+    target: FormatKind,
+    params: ConvertParams,
+}
+
+impl TryFrom<&ConvertArgs> for Plan {
+    type Error = anyhow::Error;
+    fn try_from(a: &ConvertArgs) -> anyhow::Result<Self> {
+        let target = kind(a.to);
+        if a.ell_width.is_some() && target != FormatKind::Ell {
+            bail!("--ell-width applies to --to ell only (for HYB use --hyb-width)");
+        }
+        if (a.slice.is_some() || a.sigma.is_some()) && target != FormatKind::Sell {
+            bail!("--slice and --sigma apply to --to sell only");
+        }
+        let mut params = ConvertParams {
+            ell_width: a.ell_width,
+            hyb_width: hyb_width(&a.hyb_width)?,
+            sigma: a.sigma,
+            allow_fill: a.allow_fill,
+            ..ConvertParams::default()
+        };
+        if let Some(c) = a.slice {
+            params.slice = c;
+        }
+        Ok(Plan { target, params })
+    }
+}
+
+/// Runs `convert`.
+pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
+    let plan = Plan::try_from(a)?;
+    out_kind(&a.output)?;
+    check_target(&a.output, a.force)?;
+    let mut t = Timings::new(a.timings);
+    let src = Source::open(&a.file)?;
+    let types = type_plan(&src)?;
+    with_types!(types, a.dtype, run_typed(a, &plan, &src, &mut t))
+}
+
+fn run_typed<T: Val, I: Idx>(
+    a: &ConvertArgs,
+    plan: &Plan,
+    src: &Source,
+    t: &mut Timings,
+) -> anyhow::Result<()> {
+    let m = load::<T, I>(src, &a.read)?;
+    t.phase("read");
+    let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
+        m
+    } else {
+        convert(&m, plan.target, &plan.params)
+            .with_context(|| format!("cannot convert {} to {}", src.name(), plan.target))?
+    };
+    t.phase("convert");
+    save(&out, &a.output, a.force)?;
+    t.phase("write");
+    Ok(())
+}

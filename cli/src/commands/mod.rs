@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod bench;
+pub mod convert;
+pub mod gen;
+pub mod info;
+pub mod spmv;

@@ -1,0 +1,98 @@
+//! `sparsetool spmv`: y = A x in a chosen format, on the CPU or a GPU.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use rand::{Rng, SeedableRng};
+use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+
+use crate::args::{DeviceArg, SpmvArgs};
+use crate::commands::convert::kind;
+use crate::dispatch::{with_types, Idx, Val};
+use crate::io::{load, type_plan, Source};
+use crate::output::{check_target, write_atomic};
+use crate::EnvError;
+
+/// Builds x of length `n`: `ones`, `random` (fixed seed, uniform in [-1, 1)) or a .npy file.
+pub fn make_x<T: Val>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
+    match spec {
+        "ones" => Ok(vec![T::one(); n]),
+        "random" => Ok(random_vector(n, 42)),
+        path => {
+            let x: Vec<T> = sparsetool_formats::npz::read_npy(Path::new(path))
+                .with_context(|| format!("cannot read x from {path}"))?;
+            if x.len() != n {
+                bail!("{path}: x has {} entries, the matrix has {n} columns", x.len());
+            }
+            Ok(x)
+        }
+    }
+}
+
+/// A seeded random vector, uniform in [-1, 1) (complex: both parts).
+pub fn random_vector<T: Val>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let re: f64 = rng.random_range(-1.0..1.0);
+            let im: f64 = if T::IS_COMPLEX { rng.random_range(-1.0..1.0) } else { 0.0 };
+            T::from_parts(re, im)
+        })
+        .collect()
+}
+
+/// Runs `spmv`.
+pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
+    if let Some(out) = &a.output {
+        check_target(out, a.force)?;
+    }
+    let src = Source::open(&a.file)?;
+    let types = type_plan(&src)?;
+    with_types!(types, a.dtype, run_typed(a, &src))
+}
+
+fn run_typed<T: Val, I: Idx>(a: &SpmvArgs, src: &Source) -> anyhow::Result<()> {
+    let m = load::<T, I>(src, &a.read)?;
+    let m = if m.kind() == kind(a.format) {
+        m
+    } else {
+        convert(&m, kind(a.format), &ConvertParams::default())?
+    };
+    let x = make_x::<T>(&a.x, m.ncols())?;
+    let t0 = Instant::now();
+    let y = match a.device {
+        DeviceArg::Cpu => {
+            let mut y = vec![T::zero(); m.nrows()];
+            m.spmv(&x, &mut y);
+            y
+        }
+        DeviceArg::Gpu => gpu_spmv(&m, &x)?,
+    };
+    let dt = t0.elapsed().as_secs_f64();
+    let norm = y.iter().map(|v| v.abs2()).sum::<f64>().sqrt();
+    eprintln!(
+        "spmv {} on {}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
+        m.kind(),
+        match a.device {
+            DeviceArg::Cpu => "cpu",
+            DeviceArg::Gpu => "gpu",
+        },
+        m.nrows(),
+        m.ncols(),
+        m.nnz(),
+        dt * 1e3
+    );
+    if let Some(out) = &a.output {
+        write_atomic(out, a.force, |w| {
+            sparsetool_formats::npz::write_npy(w, &y)?;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+fn gpu_spmv<T: Val, I: Idx>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
+    let ctx = sparsetool_gpu::GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
+    Ok(sparsetool_gpu::spmv_any(&ctx, m, x)?)
+}

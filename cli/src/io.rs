@@ -1,0 +1,258 @@
+//! Reading any supported container into a matrix, and writing one out.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use sparsetool_convert::AnyMatrix;
+use sparsetool_formats::mm::{self, MmField, ReadOptions, WriteOptions};
+use sparsetool_formats::npz::{self, NpzArchive, NpzMatrix};
+use sparsetool_formats::{fits_index, Csr, FormatKind};
+
+use crate::args::ReadArgs;
+use crate::dispatch::{Idx, TypePlan, Val};
+use crate::output::{write_atomic, Spinner};
+
+/// The container a file holds, decided by its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// Matrix Market text (possibly gzip-compressed).
+    Mtx,
+    /// A NumPy zip archive.
+    Npz,
+}
+
+impl Container {
+    /// Name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Mtx => "mtx",
+            Container::Npz => "npz",
+        }
+    }
+}
+
+/// An input: a path, or standard input read once into memory.
+#[derive(Debug)]
+pub enum Source {
+    /// A file on disk.
+    Path(PathBuf),
+    /// Bytes read from standard input.
+    Stdin(Vec<u8>),
+}
+
+impl Source {
+    /// Opens `path` (`-` is standard input, read fully now).
+    pub fn open(path: &Path) -> anyhow::Result<Self> {
+        if path.as_os_str() == "-" {
+            let mut buf = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut buf).context("cannot read standard input")?;
+            return Ok(Source::Stdin(buf));
+        }
+        if !path.exists() {
+            bail!("{}: no such file", path.display());
+        }
+        if path.is_dir() {
+            bail!("{}: is a directory, not a matrix file", path.display());
+        }
+        Ok(Source::Path(path.to_path_buf()))
+    }
+
+    /// Name for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Path(p) => p.display().to_string(),
+            Source::Stdin(_) => "<stdin>".to_string(),
+        }
+    }
+
+    /// Size in bytes (for deciding whether to show progress).
+    pub fn len(&self) -> u64 {
+        match self {
+            Source::Path(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+            Source::Stdin(b) => b.len() as u64,
+        }
+    }
+
+    /// Sniffs the container from the first bytes.
+    pub fn container(&self) -> anyhow::Result<Container> {
+        let mut head = [0u8; 4];
+        let n = match self {
+            Source::Path(p) => {
+                let mut f =
+                    File::open(p).with_context(|| format!("cannot open {}", p.display()))?;
+                read_up_to(&mut f, &mut head)
+                    .with_context(|| format!("cannot read {}", p.display()))?
+            }
+            Source::Stdin(b) => {
+                let n = b.len().min(4);
+                head[..n].copy_from_slice(&b[..n]);
+                n
+            }
+        };
+        Ok(if n >= 4 && head[..2] == *b"PK" && matches!(head[2..4], [3, 4] | [5, 6]) {
+            Container::Npz
+        } else {
+            Container::Mtx
+        })
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Decides value and index types for `src` without reading all of it.
+pub fn type_plan(src: &Source) -> anyhow::Result<TypePlan> {
+    match (src.container()?, src) {
+        (Container::Mtx, Source::Path(p)) => {
+            let h = mm::read_header_path(p)?;
+            Ok(TypePlan {
+                complex: h.field == MmField::Complex,
+                wide: !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
+            })
+        }
+        (Container::Mtx, Source::Stdin(b)) => {
+            let h = mm::read_header_bytes(b, "<stdin>")?;
+            Ok(TypePlan {
+                complex: h.field == MmField::Complex,
+                wide: !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
+            })
+        }
+        (Container::Npz, Source::Path(p)) => {
+            let mut a = NpzArchive::open(p)?;
+            let info = a.info()?;
+            Ok(TypePlan {
+                complex: info.complex,
+                wide: !fits_index::<i32>(info.nrows, info.ncols, info.nnz),
+            })
+        }
+        (Container::Npz, Source::Stdin(_)) => {
+            bail!("<stdin>: .npz input must be a file, not standard input")
+        }
+    }
+}
+
+/// Reads `src` into a matrix of the requested types. Lenient-mode recoveries
+/// are printed as warnings on stderr.
+pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
+    let _spin = Spinner::start(format!("reading {}", src.name()), src.len() > (64 << 20));
+    let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
+    match src.container()? {
+        Container::Mtx => {
+            let m = match src {
+                Source::Path(p) => mm::read_path::<T, I>(p, &opts)?,
+                Source::Stdin(b) => mm::read_bytes::<T, I>(b, "<stdin>", &opts)?,
+            };
+            for w in &m.warnings {
+                match w.line {
+                    Some(l) => eprintln!("warning: {}:{l}: {}", src.name(), w.message),
+                    None => eprintln!("warning: {}: {}", src.name(), w.message),
+                }
+            }
+            Ok(AnyMatrix::Coo(m.coo))
+        }
+        Container::Npz => {
+            let Source::Path(p) = src else {
+                bail!("<stdin>: .npz input must be a file");
+            };
+            Ok(match npz::read_npz::<T, I>(p)? {
+                NpzMatrix::Coo(m) => AnyMatrix::Coo(m),
+                NpzMatrix::Csr(m) => AnyMatrix::Csr(m),
+                NpzMatrix::Ell(m) => AnyMatrix::Ell(m),
+                NpzMatrix::Hyb(m) => AnyMatrix::Hyb(m),
+                NpzMatrix::Jds(m) => AnyMatrix::Jds(m),
+                NpzMatrix::Sell(m) => AnyMatrix::Sell(m),
+                #[allow(unreachable_patterns)]
+                _ => bail!("{}: unsupported .npz content", p.display()),
+            })
+        }
+    }
+}
+
+/// Output containers, by the extension of OUT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutKind {
+    /// `.npz`
+    Npz,
+    /// `.mtx`
+    Mtx,
+    /// `.mtx.gz`
+    MtxGz,
+}
+
+/// Picks the output container from OUT's extension.
+pub fn out_kind(out: &Path) -> anyhow::Result<OutKind> {
+    let name = out.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if name.ends_with(".npz") {
+        Ok(OutKind::Npz)
+    } else if name.ends_with(".mtx.gz") {
+        Ok(OutKind::MtxGz)
+    } else if name.ends_with(".mtx") {
+        Ok(OutKind::Mtx)
+    } else {
+        bail!(
+            "{}: unknown output extension; use .npz, .mtx or .mtx.gz",
+            out.display()
+        )
+    }
+}
+
+/// Writes `m` to `out` (atomically; see [`write_atomic`]).
+pub fn save<T: Val, I: Idx>(m: &AnyMatrix<T, I>, out: &Path, force: bool) -> anyhow::Result<()> {
+    let kind = out_kind(out)?;
+    let _spin = Spinner::start(format!("writing {}", out.display()), m.nnz() > 5_000_000);
+    write_atomic(out, force, |w| {
+        match kind {
+            OutKind::Npz => write_npz(m, w)?,
+            OutKind::Mtx => write_mtx(m, w)?,
+            OutKind::MtxGz => {
+                let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
+                write_mtx(m, &mut gz)?;
+                gz.finish()?;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn write_npz<T: Val, I: Idx>(m: &AnyMatrix<T, I>, w: &mut BufWriter<File>) -> anyhow::Result<()> {
+    match m {
+        AnyMatrix::Coo(x) => npz::write_coo(w, x)?,
+        AnyMatrix::Csr(x) => npz::write_csr(w, x)?,
+        AnyMatrix::Ell(x) => npz::write_ell(w, x)?,
+        AnyMatrix::Hyb(x) => npz::write_hyb(w, x)?,
+        AnyMatrix::Jds(x) => npz::write_jds(w, x)?,
+        AnyMatrix::Sell(x) => npz::write_sell(w, x)?,
+    }
+    Ok(())
+}
+
+fn write_mtx<T: Val, I: Idx, W: Write>(m: &AnyMatrix<T, I>, w: W) -> anyhow::Result<()> {
+    let opts = WriteOptions {
+        field: mm::default_field::<T>(),
+        comment: Some(format!("written by sparsetool {} from {} storage", env!("CARGO_PKG_VERSION"), m.kind())),
+    };
+    match m {
+        AnyMatrix::Coo(x) => mm::write_coo(w, x, &opts)?,
+        AnyMatrix::Csr(x) => mm::write_csr(w, x, &opts)?,
+        other => {
+            let csr: Csr<T, I> = other.to_csr()?;
+            mm::write_csr(w, &csr, &opts)?;
+        }
+    }
+    Ok(())
+}
+
+/// Name of a format for messages.
+pub fn kind_name(k: FormatKind) -> &'static str {
+    k.name()
+}

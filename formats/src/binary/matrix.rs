@@ -1,0 +1,299 @@
+//! Mapping between the format types and `.spb` sections.
+
+use std::io::Write;
+
+use crate::binary::header::DType;
+use crate::binary::write::{write_sections, HeaderFields, SectionData};
+use crate::binary::{SpbError, SpbFile};
+use crate::pattern::{check_offsets, check_rows};
+use crate::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+
+/// A borrowed matrix in any format, for writing.
+#[derive(Debug, Clone, Copy)]
+pub enum MatrixRef<'a, T, I> {
+    /// COO.
+    Coo(&'a Coo<T, I>),
+    /// CSR.
+    Csr(&'a Csr<T, I>),
+    /// ELL.
+    Ell(&'a Ell<T, I>),
+    /// HYB.
+    Hyb(&'a Hyb<T, I>),
+    /// JDS.
+    Jds(&'a Jds<T, I>),
+    /// SELL.
+    Sell(&'a Sell<T, I>),
+}
+
+/// An owned matrix read from a `.spb` file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpbMatrix<T, I> {
+    /// COO.
+    Coo(Coo<T, I>),
+    /// CSR.
+    Csr(Csr<T, I>),
+    /// ELL.
+    Ell(Ell<T, I>),
+    /// HYB.
+    Hyb(Hyb<T, I>),
+    /// JDS.
+    Jds(Jds<T, I>),
+    /// SELL.
+    Sell(Sell<T, I>),
+}
+
+fn ix<'a, I: Index>(name: &'static str, a: &'a [I]) -> SectionData<'a> {
+    let dtype = DType::of_index(I::NAME).unwrap_or(DType::I64);
+    SectionData { name, dtype, bytes: bytemuck::cast_slice(a) }
+}
+
+fn val<'a, T: Scalar>(name: &'static str, a: &'a [T]) -> SectionData<'a> {
+    let dtype = DType::of_value(T::NAME).unwrap_or(DType::F64);
+    SectionData { name, dtype, bytes: bytemuck::cast_slice(a) }
+}
+
+/// Writes a matrix as a `.spb` stream.
+///
+/// # Errors
+/// I/O errors.
+pub fn write_spb<W: Write, T: Scalar, I: Index>(w: W, m: MatrixRef<'_, T, I>) -> Result<(), SpbError> {
+    let value_dtype = DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
+    let index_dtype = DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
+    let f = |format, nrows: usize, ncols: usize, nnz: usize, p0: usize, p1: usize| HeaderFields {
+        format,
+        value_dtype,
+        index_dtype,
+        nrows: nrows as u64,
+        ncols: ncols as u64,
+        nnz: nnz as u64,
+        param0: p0 as u64,
+        param1: p1 as u64,
+    };
+    match m {
+        MatrixRef::Coo(a) => write_sections(
+            w,
+            &f(FormatKind::Coo, a.nrows(), a.ncols(), a.nnz(), 0, 0),
+            &[ix("rows", a.rows()), ix("cols", a.cols()), val("values", a.values())],
+        ),
+        MatrixRef::Csr(a) => write_sections(
+            w,
+            &f(FormatKind::Csr, a.nrows(), a.ncols(), a.nnz(), 0, 0),
+            &[ix("row_ptr", a.row_ptr()), ix("col_idx", a.col_idx()), val("values", a.values())],
+        ),
+        MatrixRef::Ell(a) => write_sections(
+            w,
+            &f(FormatKind::Ell, a.nrows(), a.ncols(), a.nnz(), a.width(), 0),
+            &[ix("row_nnz", a.row_nnz()), ix("col_idx", a.col_idx()), val("values", a.values())],
+        ),
+        MatrixRef::Hyb(a) => {
+            let (e, c) = (a.ell(), a.coo());
+            write_sections(
+                w,
+                &f(FormatKind::Hyb, a.nrows(), a.ncols(), a.nnz(), e.width(), c.nnz()),
+                &[
+                    ix("ell_row_nnz", e.row_nnz()),
+                    ix("ell_col_idx", e.col_idx()),
+                    val("ell_values", e.values()),
+                    ix("coo_rows", c.rows()),
+                    ix("coo_cols", c.cols()),
+                    val("coo_values", c.values()),
+                ],
+            )
+        }
+        MatrixRef::Jds(a) => write_sections(
+            w,
+            &f(FormatKind::Jds, a.nrows(), a.ncols(), a.nnz(), a.num_diagonals(), 0),
+            &[
+                ix("perm", a.perm()),
+                ix("jd_ptr", a.jd_ptr()),
+                ix("col_idx", a.col_idx()),
+                val("values", a.values()),
+            ],
+        ),
+        MatrixRef::Sell(a) => write_sections(
+            w,
+            &f(FormatKind::Sell, a.nrows(), a.ncols(), a.nnz(), a.slice_height(), a.sigma()),
+            &[
+                ix("perm", a.perm()),
+                ix("slice_ptr", a.slice_ptr()),
+                ix("slice_width", a.slice_width()),
+                ix("col_idx", a.col_idx()),
+                val("values", a.values()),
+            ],
+        ),
+    }
+}
+
+/// A validated, zero-copy view of a CSR `.spb` file.
+#[derive(Debug, Clone, Copy)]
+pub struct CsrView<'a, T, I> {
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Row offsets (`nrows + 1`).
+    pub row_ptr: &'a [I],
+    /// Column indices (`nnz`).
+    pub col_idx: &'a [I],
+    /// Values (`nnz`).
+    pub values: &'a [T],
+}
+
+impl SpbFile {
+    fn dims(&self) -> Result<(usize, usize, usize, usize, usize), SpbError> {
+        let h = self.header();
+        let conv = |v: u64, what: &str| {
+            usize::try_from(v)
+                .ok()
+                .filter(|&x| x < usize::MAX / 2)
+                .ok_or_else(|| SpbError::at(32, format!("{what} = {v} is too large")).named(self.name()))
+        };
+        Ok((
+            conv(h.nrows, "nrows")?,
+            conv(h.ncols, "ncols")?,
+            conv(h.nnz, "nnz")?,
+            conv(h.param0, "param0")?,
+            conv(h.param1, "param1")?,
+        ))
+    }
+
+    fn expect_format(&self, k: FormatKind) -> Result<(), SpbError> {
+        if self.header().format != k {
+            return Err(SpbError::at(
+                20,
+                format!("file holds {}, not {k}", self.header().format),
+            )
+            .named(self.name()));
+        }
+        Ok(())
+    }
+
+    /// Checks the value and index dtypes against `T` and `I`.
+    fn expect_types<T: Scalar, I: Index>(&self) -> Result<(), SpbError> {
+        let h = self.header();
+        if DType::of_value(T::NAME) != Some(h.value_dtype) || DType::of_index(I::NAME) != Some(h.index_dtype) {
+            return Err(SpbError::at(
+                24,
+                format!(
+                    "file holds {} values with {} indices, asked for {} / {}",
+                    h.value_dtype.name(),
+                    h.index_dtype.name(),
+                    T::NAME,
+                    I::NAME
+                ),
+            )
+            .named(self.name()));
+        }
+        Ok(())
+    }
+
+    /// Validates a CSR file's structure without copying (parallel) and
+    /// returns slices of the mapping.
+    ///
+    /// # Errors
+    /// Wrong format or dtypes, or any CSR invariant broken.
+    pub fn csr_view<T: Scalar, I: Index>(&self) -> Result<CsrView<'_, T, I>, SpbError> {
+        self.expect_format(FormatKind::Csr)?;
+        self.expect_types::<T, I>()?;
+        let (nrows, ncols, nnz, _, _) = self.dims()?;
+        crate::coo::check_dims::<I>(nrows, ncols, nnz).map_err(|e| SpbError::from(e).named(self.name()))?;
+        let row_ptr = self.indices::<I>("row_ptr")?;
+        let col_idx = self.indices::<I>("col_idx")?;
+        let values = self.values::<T>("values")?;
+        let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
+        if col_idx.len() != nnz || values.len() != nnz {
+            return Err(SpbError::msg(format!(
+                "col_idx/values hold {}/{} entries, header says nnz = {nnz}",
+                col_idx.len(),
+                values.len()
+            ))
+            .named(self.name()));
+        }
+        check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
+        check_rows(row_ptr, col_idx, ncols).map_err(named)?;
+        Ok(CsrView { nrows, ncols, row_ptr, col_idx, values })
+    }
+
+    /// Copies the arrays out and builds the typed matrix through its
+    /// `try_from_parts` (every invariant checked), then checks the header's
+    /// counts and parameters against it.
+    ///
+    /// # Errors
+    /// Wrong dtypes, missing sections, any broken invariant, or a header
+    /// disagreeing with the arrays.
+    pub fn to_matrix<T: Scalar, I: Index>(&self) -> Result<SpbMatrix<T, I>, SpbError> {
+        self.expect_types::<T, I>()?;
+        let (nrows, ncols, nnz, p0, p1) = self.dims()?;
+        let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
+        let i = |n: &str| self.indices::<I>(n).map(<[I]>::to_vec);
+        let v = |n: &str| self.values::<T>(n).map(<[T]>::to_vec);
+        let m = match self.header().format {
+            FormatKind::Coo => SpbMatrix::Coo(
+                Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?).map_err(named)?,
+            ),
+            FormatKind::Csr => SpbMatrix::Csr(
+                Csr::try_from_parts(nrows, ncols, i("row_ptr")?, i("col_idx")?, v("values")?)
+                    .map_err(named)?,
+            ),
+            FormatKind::Ell => SpbMatrix::Ell(
+                Ell::try_from_parts(nrows, ncols, p0, i("row_nnz")?, i("col_idx")?, v("values")?)
+                    .map_err(named)?,
+            ),
+            FormatKind::Hyb => {
+                let ell = Ell::try_from_parts(
+                    nrows,
+                    ncols,
+                    p0,
+                    i("ell_row_nnz")?,
+                    i("ell_col_idx")?,
+                    v("ell_values")?,
+                )
+                .map_err(named)?;
+                let coo = Coo::try_from_parts(nrows, ncols, i("coo_rows")?, i("coo_cols")?, v("coo_values")?)
+                    .map_err(named)?;
+                if coo.nnz() != p1 {
+                    return Err(SpbError::at(64, format!("header says {p1} tail entries, file holds {}", coo.nnz()))
+                        .named(self.name()));
+                }
+                SpbMatrix::Hyb(Hyb::try_from_parts(ell, coo).map_err(named)?)
+            }
+            FormatKind::Jds => SpbMatrix::Jds(
+                Jds::try_from_parts(nrows, ncols, i("perm")?, i("jd_ptr")?, i("col_idx")?, v("values")?)
+                    .map_err(named)?,
+            ),
+            FormatKind::Sell => SpbMatrix::Sell(
+                Sell::try_from_parts(
+                    nrows,
+                    ncols,
+                    p0,
+                    p1,
+                    i("perm")?,
+                    i("slice_ptr")?,
+                    i("slice_width")?,
+                    i("col_idx")?,
+                    v("values")?,
+                )
+                .map_err(named)?,
+            ),
+        };
+        let actual = match &m {
+            SpbMatrix::Coo(a) => a.nnz(),
+            SpbMatrix::Csr(a) => a.nnz(),
+            SpbMatrix::Ell(a) => a.nnz(),
+            SpbMatrix::Hyb(a) => a.nnz(),
+            SpbMatrix::Jds(a) => a.nnz(),
+            SpbMatrix::Sell(a) => a.nnz(),
+        };
+        if actual != nnz {
+            return Err(SpbError::at(48, format!("header says nnz = {nnz}, the arrays hold {actual}"))
+                .named(self.name()));
+        }
+        if let SpbMatrix::Jds(a) = &m {
+            if a.num_diagonals() != p0 {
+                return Err(SpbError::at(56, format!("header says {p0} jagged diagonals, file holds {}", a.num_diagonals()))
+                    .named(self.name()));
+            }
+        }
+        Ok(m)
+    }
+}

@@ -1,0 +1,238 @@
+//! Reading `.spb` files: memory-map, validate header, table, bounds and
+//! checksums, then hand out typed slices of the mapping without copying.
+
+use std::fs::File;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::binary::header::{DType, Header, Section, ALIGN, ENTRY_SIZE, HEADER_SIZE};
+use crate::binary::SpbError;
+use crate::{Index, Scalar};
+
+/// How much to verify when opening.
+#[derive(Debug, Clone, Copy)]
+pub struct SpbOptions {
+    /// Hash every section and compare with the table (default on). Turning
+    /// it off (`--no-verify-checksums`) skips only the hashing: sizes,
+    /// offsets and every structural check still run.
+    pub verify_checksums: bool,
+}
+
+impl Default for SpbOptions {
+    fn default() -> Self {
+        Self { verify_checksums: true }
+    }
+}
+
+#[derive(Debug)]
+enum Storage {
+    Map(memmap2::Mmap),
+    /// Heap copy, kept in `u64`s so every section is at least 8-byte aligned.
+    Heap(Vec<u64>, usize),
+}
+
+impl Storage {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Map(m) => m,
+            Storage::Heap(v, len) => &bytemuck::cast_slice(v)[..*len],
+        }
+    }
+}
+
+/// An opened, validated `.spb` file.
+#[derive(Debug)]
+pub struct SpbFile {
+    name: String,
+    storage: Storage,
+    header: Header,
+    sections: Vec<Section>,
+}
+
+impl SpbFile {
+    /// Memory-maps and validates `path`.
+    ///
+    /// # Errors
+    /// [`SpbError`] with the file name and the byte offset of the problem.
+    pub fn open(path: &Path, opts: &SpbOptions) -> Result<Self, SpbError> {
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| SpbError::from(e).named(&name))?;
+        // SAFETY: the mapping is read-only; we never hand out references that
+        // outlive `self`, and a file truncated by another process under us is
+        // outside what any mmap-based reader can defend against.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| SpbError::from(e).named(&name))?;
+        Self::validate(name.clone(), Storage::Map(map), opts).map_err(|e| e.named(&name))
+    }
+
+    /// Validates an in-memory copy (e.g. read from a pipe).
+    ///
+    /// # Errors
+    /// As [`SpbFile::open`].
+    pub fn from_bytes(bytes: &[u8], name: &str, opts: &SpbOptions) -> Result<Self, SpbError> {
+        let mut v = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut v)[..bytes.len()].copy_from_slice(bytes);
+        Self::validate(name.to_string(), Storage::Heap(v, bytes.len()), opts)
+            .map_err(|e| e.named(name))
+    }
+
+    /// Reads only the fixed header (for `info`: instant on any size).
+    ///
+    /// # Errors
+    /// As [`Header::decode`], plus I/O errors.
+    pub fn read_header(path: &Path) -> Result<Header, SpbError> {
+        use std::io::Read;
+        let name = path.display().to_string();
+        let mut f = File::open(path).map_err(|e| SpbError::from(e).named(&name))?;
+        let mut buf = Vec::with_capacity(HEADER_SIZE);
+        f.by_ref()
+            .take(HEADER_SIZE as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| SpbError::from(e).named(&name))?;
+        Header::decode(&buf).map_err(|e| e.named(&name))
+    }
+
+    fn validate(name: String, storage: Storage, opts: &SpbOptions) -> Result<Self, SpbError> {
+        let b = storage.bytes();
+        let header = Header::decode(b)?;
+        let len = b.len() as u64;
+        if header.file_size != len {
+            return Err(SpbError::at(
+                88.min(len),
+                format!(
+                    "file is {len} bytes but its header says {} ({})",
+                    header.file_size,
+                    if len < header.file_size { "truncated" } else { "data appended" }
+                ),
+            ));
+        }
+        let n = header.nsections as usize;
+        let table_end = HEADER_SIZE + n * ENTRY_SIZE;
+        if b.len() < table_end {
+            return Err(SpbError::at(len, "truncated section table"));
+        }
+        let table = &b[HEADER_SIZE..table_end];
+        if xxhash_rust::xxh3::xxh3_64(table) != header.table_checksum {
+            return Err(SpbError::at(HEADER_SIZE as u64, "section table checksum mismatch"));
+        }
+        let mut sections = Vec::with_capacity(n);
+        for i in 0..n {
+            let at = (HEADER_SIZE + i * ENTRY_SIZE) as u64;
+            let s = Section::decode(&table[i * ENTRY_SIZE..(i + 1) * ENTRY_SIZE], at)?;
+            let expect = s.count.checked_mul(s.dtype.size() as u64);
+            if expect != Some(s.byte_len) {
+                return Err(SpbError::at(
+                    at + 40,
+                    format!(
+                        "section `{}`: {} bytes for {} {} elements",
+                        s.name,
+                        s.byte_len,
+                        s.count,
+                        s.dtype.name()
+                    ),
+                ));
+            }
+            if s.offset % ALIGN as u64 != 0 || s.offset < table_end as u64 {
+                return Err(SpbError::at(
+                    at + 32,
+                    format!("section `{}`: offset {} is not a 64-byte aligned offset after the table", s.name, s.offset),
+                ));
+            }
+            match s.offset.checked_add(s.byte_len) {
+                Some(end) if end <= len => {}
+                _ => {
+                    return Err(SpbError::at(
+                        at + 32,
+                        format!(
+                            "section `{}` ({} bytes at offset {}) runs past the end of the file ({len} bytes)",
+                            s.name, s.byte_len, s.offset
+                        ),
+                    ))
+                }
+            }
+            if sections.iter().any(|p: &Section| p.name == s.name) {
+                return Err(SpbError::at(at, format!("section `{}` appears twice", s.name)));
+            }
+            sections.push(s);
+        }
+        // Sections must not overlap.
+        let mut spans: Vec<(u64, u64, &str)> =
+            sections.iter().map(|s| (s.offset, s.offset + s.byte_len, s.name.as_str())).collect();
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            if w[0].1 > w[1].0 {
+                return Err(SpbError::at(w[1].0, format!("sections `{}` and `{}` overlap", w[0].2, w[1].2)));
+            }
+        }
+        if opts.verify_checksums {
+            let bad = sections.par_iter().find_first(|s| {
+                let data = &b[s.offset as usize..(s.offset + s.byte_len) as usize];
+                xxhash_rust::xxh3::xxh3_64(data) != s.checksum
+            });
+            if let Some(s) = bad {
+                return Err(SpbError::at(
+                    s.offset,
+                    format!("section `{}`: checksum mismatch (the data is corrupt)", s.name),
+                ));
+            }
+        }
+        Ok(SpbFile { name, storage, header, sections })
+    }
+
+    /// The file name used in messages.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The decoded header.
+    #[must_use]
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+    /// The section table.
+    #[must_use]
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    fn raw(&self, name: &str, dtype: DType) -> Result<&[u8], SpbError> {
+        let s = self.sections.iter().find(|s| s.name == name).ok_or_else(|| {
+            SpbError::msg(format!(
+                "{} file has no `{name}` section",
+                self.header.format
+            ))
+            .named(&self.name)
+        })?;
+        if s.dtype != dtype {
+            return Err(SpbError::at(
+                s.offset,
+                format!("section `{name}` holds {}, expected {}", s.dtype.name(), dtype.name()),
+            )
+            .named(&self.name));
+        }
+        Ok(&self.storage.bytes()[s.offset as usize..(s.offset + s.byte_len) as usize])
+    }
+
+    /// A value section as a typed slice of the mapping (no copy).
+    ///
+    /// # Errors
+    /// Missing section, or a dtype other than `T`'s.
+    pub fn values<T: Scalar>(&self, name: &str) -> Result<&[T], SpbError> {
+        let dt = DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
+        cast(self.raw(name, dt)?, &self.name)
+    }
+
+    /// An index section as a typed slice of the mapping (no copy).
+    ///
+    /// # Errors
+    /// Missing section, or a dtype other than `I`'s.
+    pub fn indices<I: Index>(&self, name: &str) -> Result<&[I], SpbError> {
+        let dt = DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
+        cast(self.raw(name, dt)?, &self.name)
+    }
+}
+
+fn cast<'a, T: bytemuck::Pod>(b: &'a [u8], name: &str) -> Result<&'a [T], SpbError> {
+    bytemuck::try_cast_slice(b)
+        .map_err(|e| SpbError::msg(format!("section is not aligned for its type: {e}")).named(name))
+}
