@@ -1,1 +1,193 @@
-//! `.npz` I/O (being written).
+//! `.npz` I/O: NumPy zip archives of `.npy` arrays, in the layout of
+//! `scipy.sparse.save_npz` / `load_npz`.
+//!
+//! - [`NpzWriter`] writes named arrays (stored entries, `.npy` v1.0 headers
+//!   padded to 64 bytes like NumPy); [`write_csr`] and [`write_coo`] write
+//!   exactly what `scipy.sparse.save_npz` writes, so `load_npz` reads them.
+//! - [`NpzArchive`] reads stored or deflate-compressed archives
+//!   (`save_npz(compressed=True)`, the default) and converts arrays to the
+//!   requested index/value types with range checks; [`read_npz`] turns a
+//!   `csr`, `csc` or `coo` archive into a validated matrix.
+//!
+//! ```
+//! use std::io::Cursor;
+//! use sparsetool_formats::npz::{read_npz_bytes, write_csr, NpzMatrix};
+//! use sparsetool_formats::Csr;
+//! let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 1, 2], vec![1, 0], vec![3.0, 4.0]).unwrap();
+//! let mut buf = Cursor::new(Vec::new());
+//! write_csr(&mut buf, &a).unwrap();
+//! let NpzMatrix::Csr(b) = read_npz_bytes::<f64, i32>(buf.into_inner(), "a.npz").unwrap() else { panic!() };
+//! assert_eq!(a, b);
+//! ```
+
+mod error;
+mod npy;
+mod read;
+mod write;
+
+use std::path::Path;
+
+pub use error::{NpzError, NpzErrorKind};
+pub use npy::NpyElement;
+pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
+pub use write::{write_coo, write_csr, write_npy, NpzWriter};
+
+use crate::pattern::check_offsets;
+use crate::{Coo, Csr, FormatError, Index, Scalar};
+
+/// A matrix read from an `.npz` archive.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NpzMatrix<T, I> {
+    /// Coordinate format (`coo` archives, `csc` archives, and `csr`
+    /// archives whose rows are unsorted or hold duplicates — the caller
+    /// canonicalizes).
+    Coo(Coo<T, I>),
+    /// Canonical CSR (a `csr` archive with sorted, unique columns per row).
+    Csr(Csr<T, I>),
+}
+
+/// Reads a sparse matrix written by `scipy.sparse.save_npz` (format `csr`,
+/// `csc` or `coo`) or by sparsetool.
+///
+/// A `csr` archive whose rows are sorted and duplicate-free becomes
+/// [`NpzMatrix::Csr`]; otherwise (SciPy allows unsorted and duplicate
+/// column indices) it becomes [`NpzMatrix::Coo`] holding the same entries.
+/// `csc` archives become [`NpzMatrix::Coo`]. Every length, pointer and
+/// index is validated.
+///
+/// # Errors
+/// [`NpzError`] naming the file and the array: not a zip, missing array,
+/// wrong dtype, bad header, truncated entry, unsupported format tag, or a
+/// broken matrix invariant ([`NpzErrorKind::Format`]).
+pub fn read_npz<T: Scalar, I: Index>(path: &Path) -> Result<NpzMatrix<T, I>, NpzError> {
+    let mut a = NpzArchive::open(path)?;
+    read_matrix(&mut a)
+}
+
+/// [`read_npz`] on an archive held in memory; `name` is used in errors.
+///
+/// # Errors
+/// As [`read_npz`].
+pub fn read_npz_bytes<T: Scalar, I: Index>(
+    bytes: Vec<u8>,
+    name: &str,
+) -> Result<NpzMatrix<T, I>, NpzError> {
+    let mut a = NpzArchive::from_bytes(bytes, name)?;
+    read_matrix(&mut a)
+}
+
+/// Reads the matrix held by an open archive (see [`read_npz`]).
+///
+/// # Errors
+/// As [`read_npz`].
+pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<T, I>, NpzError> {
+    let tag = a.format_tag()?;
+    let (nrows, ncols) = a.shape()?;
+    let file = a.file_name().to_string();
+    let ferr = |array: &str, e: FormatError| NpzError::from(e).with_file(&file).with_array(array);
+    match tag.as_str() {
+        "csr" | "csc" => {
+            let data: Vec<T> = a.value_array("data")?;
+            let indices: Vec<I> = a.index_array("indices")?;
+            let indptr: Vec<I> = a.index_array("indptr")?;
+            let nnz = data.len();
+            if indices.len() != nnz {
+                return Err(ferr(
+                    "indices",
+                    FormatError::Length {
+                        array: "indices",
+                        expected: nnz,
+                        actual: indices.len(),
+                    },
+                ));
+            }
+            let outer = if tag == "csr" { nrows } else { ncols };
+            crate::coo::check_dims::<I>(nrows, ncols, nnz).map_err(|e| ferr("shape", e))?;
+            check_offsets("indptr", &indptr, outer + 1, nnz).map_err(|e| ferr("indptr", e))?;
+            if tag == "csr" && rows_canonical(&indptr, &indices) {
+                let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
+                    .map_err(|e| ferr("indices", e))?;
+                return Ok(NpzMatrix::Csr(m));
+            }
+            let outer_idx = expand_ptr(&indptr, nnz);
+            let (rows, cols) = if tag == "csr" {
+                (outer_idx, indices)
+            } else {
+                (indices, outer_idx)
+            };
+            let m = Coo::try_from_parts(nrows, ncols, rows, cols, data)
+                .map_err(|e| ferr("indices", e))?;
+            Ok(NpzMatrix::Coo(m))
+        }
+        "coo" => {
+            let data: Vec<T> = a.value_array("data")?;
+            let (rows, cols): (Vec<I>, Vec<I>) = if !a.contains("row") && a.contains("coords") {
+                let mut coords: Vec<I> = a.index_array("coords")?;
+                if coords.len() != 2 * data.len() {
+                    return Err(ferr(
+                        "coords",
+                        FormatError::Length {
+                            array: "coords",
+                            expected: 2 * data.len(),
+                            actual: coords.len(),
+                        },
+                    ));
+                }
+                let cols = coords.split_off(data.len());
+                (coords, cols)
+            } else {
+                (a.index_array("row")?, a.index_array("col")?)
+            };
+            let nnz = data.len();
+            for (name, arr) in [("row", &rows), ("col", &cols)] {
+                if arr.len() != nnz {
+                    return Err(ferr(
+                        name,
+                        FormatError::Length {
+                            array: name,
+                            expected: nnz,
+                            actual: arr.len(),
+                        },
+                    ));
+                }
+            }
+            let m =
+                Coo::try_from_parts(nrows, ncols, rows, cols, data).map_err(|e| ferr("row", e))?;
+            Ok(NpzMatrix::Coo(m))
+        }
+        other => Err(NpzError::new(
+            Some(&file),
+            Some("format"),
+            NpzErrorKind::UnsupportedFormat(other.to_string()),
+        )),
+    }
+}
+
+/// Whether every row (pointer range) holds strictly ascending indices.
+/// `ptr` must be valid.
+fn rows_canonical<I: Index>(ptr: &[I], idx: &[I]) -> bool {
+    use rayon::prelude::*;
+    let row_ok = |w: &[I]| {
+        let s = &idx[w[0].to_usize()..w[1].to_usize()];
+        s.windows(2).all(|p| p[0] < p[1])
+    };
+    if idx.len() > crate::pattern::PAR_THRESHOLD {
+        ptr.par_windows(2).with_min_len(1024).all(row_ok)
+    } else {
+        ptr.windows(2).all(row_ok)
+    }
+}
+
+/// Expands a valid pointer array into one outer index per entry.
+fn expand_ptr<I: Index>(ptr: &[I], nnz: usize) -> Vec<I> {
+    let mut out = Vec::with_capacity(nnz);
+    for (i, w) in ptr.windows(2).enumerate() {
+        let len = w[1].to_usize() - w[0].to_usize();
+        out.extend(std::iter::repeat_n(I::from_usize_unchecked(i), len));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

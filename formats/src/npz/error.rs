@@ -1,0 +1,206 @@
+//! Errors of `.npz` reading and writing.
+
+use std::fmt;
+
+use crate::FormatError;
+
+/// What went wrong while reading or writing an `.npz` archive.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NpzErrorKind {
+    /// An I/O error (opening, reading or writing the file).
+    Io(std::io::Error),
+    /// The file is not a zip archive, or the archive is damaged.
+    NotZip(String),
+    /// An array the format needs is not in the archive.
+    MissingArray,
+    /// An entry does not start with a valid `.npy` header.
+    BadHeader(String),
+    /// The array's dtype is not one this reader accepts here.
+    WrongDtype {
+        /// The dtype found in the file.
+        found: String,
+        /// What was expected, in words.
+        expected: String,
+    },
+    /// The array has an unexpected number of dimensions or shape.
+    WrongShape(String),
+    /// The array is big-endian; only little-endian data is read.
+    BigEndian(String),
+    /// The array is stored in Fortran (column-major) order with more than
+    /// one dimension.
+    FortranOrder,
+    /// The entry holds fewer bytes than its header declares.
+    Truncated {
+        /// Bytes the header declares.
+        declared: u64,
+        /// Bytes available in the entry.
+        available: u64,
+    },
+    /// A value does not fit the requested integer type.
+    OutOfRange(String),
+    /// The `format` tag names a format this reader does not handle.
+    UnsupportedFormat(String),
+    /// A name or argument is invalid (e.g. an array name with a `/`).
+    InvalidArgument(String),
+    /// The arrays do not form a valid matrix.
+    Format(FormatError),
+}
+
+/// An error reading or writing an `.npz` archive. It names the file (when
+/// known), the array (when one is concerned) and what is wrong.
+#[derive(Debug)]
+pub struct NpzError {
+    file: Option<String>,
+    array: Option<String>,
+    kind: NpzErrorKind,
+}
+
+impl NpzError {
+    /// Builds an error from its parts.
+    #[must_use]
+    pub fn new(file: Option<&str>, array: Option<&str>, kind: NpzErrorKind) -> Self {
+        Self {
+            file: file.map(str::to_string),
+            array: array.map(str::to_string),
+            kind,
+        }
+    }
+
+    /// The file (or the name given to [`super::NpzArchive::from_bytes`]).
+    #[must_use]
+    pub fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
+    /// The array concerned, without the `.npy` suffix.
+    #[must_use]
+    pub fn array(&self) -> Option<&str> {
+        self.array.as_deref()
+    }
+
+    /// What went wrong.
+    #[must_use]
+    pub fn kind(&self) -> &NpzErrorKind {
+        &self.kind
+    }
+
+    /// Sets the file name if none is set yet.
+    #[must_use]
+    pub fn with_file(mut self, file: &str) -> Self {
+        if self.file.is_none() {
+            self.file = Some(file.to_string());
+        }
+        self
+    }
+
+    /// Sets the array name if none is set yet.
+    #[must_use]
+    pub fn with_array(mut self, array: &str) -> Self {
+        if self.array.is_none() {
+            self.array = Some(array.to_string());
+        }
+        self
+    }
+}
+
+impl fmt::Display for NpzErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NpzErrorKind::Io(e) => write!(f, "i/o error: {e}"),
+            NpzErrorKind::NotZip(d) => write!(f, "not a valid .npz (zip) archive: {d}"),
+            NpzErrorKind::MissingArray => f.write_str("is missing from the archive"),
+            NpzErrorKind::BadHeader(d) => write!(f, "has a bad .npy header: {d}"),
+            NpzErrorKind::WrongDtype { found, expected } => {
+                write!(f, "has dtype `{found}`, expected {expected}")
+            }
+            NpzErrorKind::WrongShape(d) => write!(f, "has the wrong shape: {d}"),
+            NpzErrorKind::BigEndian(d) => {
+                write!(
+                    f,
+                    "is big-endian (`{d}`); only little-endian arrays are supported"
+                )
+            }
+            NpzErrorKind::FortranOrder => f.write_str(
+                "is stored in fortran order with more than one dimension, which is not supported",
+            ),
+            NpzErrorKind::Truncated {
+                declared,
+                available,
+            } => write!(
+                f,
+                "is truncated: its header declares {declared} bytes but the entry holds {available}"
+            ),
+            NpzErrorKind::OutOfRange(d) => write!(f, "holds a value out of range: {d}"),
+            NpzErrorKind::UnsupportedFormat(t) => write!(
+                f,
+                "has format tag `{t}`, which is not supported (expected csr, csc or coo)"
+            ),
+            NpzErrorKind::InvalidArgument(d) => write!(f, "invalid argument: {d}"),
+            NpzErrorKind::Format(e) => write!(f, "does not form a valid matrix: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for NpzError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        match (&self.array, &self.kind) {
+            (Some(a), _) => write!(f, "array `{a}` {}", self.kind),
+            (
+                None,
+                NpzErrorKind::Io(_) | NpzErrorKind::NotZip(_) | NpzErrorKind::InvalidArgument(_),
+            ) => {
+                write!(f, "{}", self.kind)
+            }
+            (None, kind) => write!(f, "the archive {kind}"),
+        }
+    }
+}
+
+impl std::error::Error for NpzError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            NpzErrorKind::Io(e) => Some(e),
+            NpzErrorKind::Format(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FormatError> for NpzError {
+    fn from(e: FormatError) -> Self {
+        Self {
+            file: None,
+            array: None,
+            kind: NpzErrorKind::Format(e),
+        }
+    }
+}
+
+impl From<std::io::Error> for NpzError {
+    fn from(e: std::io::Error) -> Self {
+        Self {
+            file: None,
+            array: None,
+            kind: NpzErrorKind::Io(e),
+        }
+    }
+}
+
+impl From<zip::result::ZipError> for NpzError {
+    fn from(e: zip::result::ZipError) -> Self {
+        let kind = match e {
+            zip::result::ZipError::Io(io) => NpzErrorKind::Io(io),
+            zip::result::ZipError::FileNotFound => NpzErrorKind::MissingArray,
+            other => NpzErrorKind::NotZip(other.to_string()),
+        };
+        Self {
+            file: None,
+            array: None,
+            kind,
+        }
+    }
+}
