@@ -26,6 +26,11 @@ pub struct Cli {
 pub enum Command {
     /// Show shape, entry count, field and symmetry (reads only the header of a .mtx).
     Info(InfoArgs),
+    /// Row-length statistics, per-format storage and traffic, and the recommended
+    /// format with its parameters and the reason.
+    ///
+    /// Example: `sparsetool analyze m.mtx --plot m.png`
+    Analyze(AnalyzeArgs),
     /// Convert a matrix to another format and container (.npz, .mtx, .spb).
     ///
     /// Example: `sparsetool convert m.mtx --to sell --slice 32 -o m.npz`
@@ -48,6 +53,10 @@ pub struct ReadArgs {
     /// files, both triangles of a symmetric file), with one warning per recovery.
     #[arg(long)]
     pub lenient: bool,
+    /// Skip hashing the sections of a .spb input (trusted files only). Sizes,
+    /// offsets, index bounds and every structural check still run.
+    #[arg(long)]
+    pub no_verify_checksums: bool,
 }
 
 /// `info` arguments.
@@ -58,6 +67,28 @@ pub struct InfoArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// `analyze` arguments.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Input file.
+    pub file: PathBuf,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw the row-length histogram and the padding-versus-width curve
+    /// (.png or .svg).
+    #[arg(long, value_name = "OUT.png|OUT.svg")]
+    pub plot: Option<PathBuf>,
+    /// Value type the byte counts assume.
+    #[arg(long, value_enum, default_value_t = DType::F64)]
+    pub dtype: DType,
+    /// Overwrite the plot file if it exists.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -97,7 +128,7 @@ pub struct ConvertArgs {
     /// Target format.
     #[arg(long, value_enum)]
     pub to: FormatArg,
-    /// Output file; its extension picks the container: .npz, .mtx (also .mtx.gz), .spb.
+    /// Output file; its extension picks the container: .spb, .npz, .mtx (also .mtx.gz).
     #[arg(short, long)]
     pub output: PathBuf,
     /// ELL width (default: the longest row; smaller widths are refused: use HYB).

@@ -8,7 +8,8 @@ use anyhow::{bail, Context};
 use sparsetool_convert::AnyMatrix;
 use sparsetool_formats::mm::{self, MmField, ReadOptions, WriteOptions};
 use sparsetool_formats::npz::{self, NpzArchive, NpzMatrix};
-use sparsetool_formats::{fits_index, Csr, FormatKind};
+use sparsetool_formats::binary::{self, MatrixRef, SpbFile, SpbMatrix, SpbOptions};
+use sparsetool_formats::{fits_index, Csr};
 
 use crate::args::ReadArgs;
 use crate::dispatch::{Idx, TypePlan, Val};
@@ -21,16 +22,8 @@ pub enum Container {
     Mtx,
     /// A NumPy zip archive.
     Npz,
-}
-
-impl Container {
-    /// Name used in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Container::Mtx => "mtx",
-            Container::Npz => "npz",
-        }
-    }
+    /// A sparsetool binary layout.
+    Spb,
 }
 
 /// An input: a path, or standard input read once into memory.
@@ -77,7 +70,7 @@ impl Source {
 
     /// Sniffs the container from the first bytes.
     pub fn container(&self) -> anyhow::Result<Container> {
-        let mut head = [0u8; 4];
+        let mut head = [0u8; 8];
         let n = match self {
             Source::Path(p) => {
                 let mut f =
@@ -86,13 +79,15 @@ impl Source {
                     .with_context(|| format!("cannot read {}", p.display()))?
             }
             Source::Stdin(b) => {
-                let n = b.len().min(4);
+                let n = b.len().min(8);
                 head[..n].copy_from_slice(&b[..n]);
                 n
             }
         };
         Ok(if n >= 4 && head[..2] == *b"PK" && matches!(head[2..4], [3, 4] | [5, 6]) {
             Container::Npz
+        } else if n >= 6 && head[..6] == binary::MAGIC[..6] {
+            Container::Spb
         } else {
             Container::Mtx
         })
@@ -135,8 +130,15 @@ pub fn type_plan(src: &Source) -> anyhow::Result<TypePlan> {
                 wide: !fits_index::<i32>(info.nrows, info.ncols, info.nnz),
             })
         }
-        (Container::Npz, Source::Stdin(_)) => {
-            bail!("<stdin>: .npz input must be a file, not standard input")
+        (Container::Spb, Source::Path(p)) => {
+            let h = SpbFile::read_header(p)?;
+            Ok(TypePlan {
+                complex: matches!(h.value_dtype, binary::DType::C64 | binary::DType::C128),
+                wide: h.index_dtype == binary::DType::I64,
+            })
+        }
+        (Container::Npz | Container::Spb, Source::Stdin(_)) => {
+            bail!("<stdin>: only Matrix Market can be read from standard input")
         }
     }
 }
@@ -159,6 +161,20 @@ pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<Any
                 }
             }
             Ok(AnyMatrix::Coo(m.coo))
+        }
+        Container::Spb => {
+            let Source::Path(p) = src else {
+                bail!("<stdin>: .spb input must be a file");
+            };
+            let f = SpbFile::open(p, &SpbOptions { verify_checksums: !read.no_verify_checksums })?;
+            Ok(match f.to_matrix::<T, I>()? {
+                SpbMatrix::Coo(m) => AnyMatrix::Coo(m),
+                SpbMatrix::Csr(m) => AnyMatrix::Csr(m),
+                SpbMatrix::Ell(m) => AnyMatrix::Ell(m),
+                SpbMatrix::Hyb(m) => AnyMatrix::Hyb(m),
+                SpbMatrix::Jds(m) => AnyMatrix::Jds(m),
+                SpbMatrix::Sell(m) => AnyMatrix::Sell(m),
+            })
         }
         Container::Npz => {
             let Source::Path(p) = src else {
@@ -187,6 +203,8 @@ pub enum OutKind {
     Mtx,
     /// `.mtx.gz`
     MtxGz,
+    /// `.spb`
+    Spb,
 }
 
 /// Picks the output container from OUT's extension.
@@ -194,13 +212,15 @@ pub fn out_kind(out: &Path) -> anyhow::Result<OutKind> {
     let name = out.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     if name.ends_with(".npz") {
         Ok(OutKind::Npz)
+    } else if name.ends_with(".spb") {
+        Ok(OutKind::Spb)
     } else if name.ends_with(".mtx.gz") {
         Ok(OutKind::MtxGz)
     } else if name.ends_with(".mtx") {
         Ok(OutKind::Mtx)
     } else {
         bail!(
-            "{}: unknown output extension; use .npz, .mtx or .mtx.gz",
+            "{}: unknown output extension; use .spb, .npz, .mtx or .mtx.gz",
             out.display()
         )
     }
@@ -213,6 +233,7 @@ pub fn save<T: Val, I: Idx>(m: &AnyMatrix<T, I>, out: &Path, force: bool) -> any
     write_atomic(out, force, |w| {
         match kind {
             OutKind::Npz => write_npz(m, w)?,
+            OutKind::Spb => binary::write_spb(w, matrix_ref(m))?,
             OutKind::Mtx => write_mtx(m, w)?,
             OutKind::MtxGz => {
                 let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
@@ -222,6 +243,18 @@ pub fn save<T: Val, I: Idx>(m: &AnyMatrix<T, I>, out: &Path, force: bool) -> any
         }
         Ok(())
     })
+}
+
+/// Borrows any matrix for the `.spb` writer.
+pub fn matrix_ref<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> MatrixRef<'_, T, I> {
+    match m {
+        AnyMatrix::Coo(x) => MatrixRef::Coo(x),
+        AnyMatrix::Csr(x) => MatrixRef::Csr(x),
+        AnyMatrix::Ell(x) => MatrixRef::Ell(x),
+        AnyMatrix::Hyb(x) => MatrixRef::Hyb(x),
+        AnyMatrix::Jds(x) => MatrixRef::Jds(x),
+        AnyMatrix::Sell(x) => MatrixRef::Sell(x),
+    }
 }
 
 fn write_npz<T: Val, I: Idx>(m: &AnyMatrix<T, I>, w: &mut BufWriter<File>) -> anyhow::Result<()> {
@@ -245,14 +278,9 @@ fn write_mtx<T: Val, I: Idx, W: Write>(m: &AnyMatrix<T, I>, w: W) -> anyhow::Res
         AnyMatrix::Coo(x) => mm::write_coo(w, x, &opts)?,
         AnyMatrix::Csr(x) => mm::write_csr(w, x, &opts)?,
         other => {
-            let csr: Csr<T, I> = other.to_csr()?;
+            let csr: Csr<T, I> = other.to_csr();
             mm::write_csr(w, &csr, &opts)?;
         }
     }
     Ok(())
-}
-
-/// Name of a format for messages.
-pub fn kind_name(k: FormatKind) -> &'static str {
-    k.name()
 }

@@ -30,6 +30,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     output::install_interrupt_handler();
     match cli.command {
         Command::Info(a) => commands::info::run(&a),
+        Command::Analyze(a) => commands::analyze::run(&a),
         Command::Convert(a) => commands::convert::run(&a),
         Command::Spmv(a) => commands::spmv::run(&a),
         Command::Bench(a) => commands::bench::run(&a),

@@ -2,7 +2,7 @@
 //! only on success; removed on error and on Ctrl-C.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -86,11 +86,6 @@ where
     });
     forget(&tmp_path);
     result.with_context(|| format!("cannot write {}", out.display()))
-}
-
-/// Flushes a writer, mapping the error.
-pub fn flush<W: Write>(w: &mut W) -> anyhow::Result<()> {
-    w.flush().context("flush failed")
 }
 
 /// Phase timer for `--timings`: prints `phase: N.NNN s` lines to stderr.

@@ -1,1 +1,419 @@
-//! ell format (being written).
+//! ELLPACK format (Bell & Garland, "Efficient Sparse Matrix-Vector
+//! Multiplication on CUDA", NVIDIA TR NVR-2008-004; CUSP `ell_matrix`).
+
+use rayon::prelude::*;
+
+use crate::coo::check_dims;
+use crate::pattern::PAR_THRESHOLD;
+use crate::{FormatError, Index, Scalar};
+
+/// Rows handled by one task in the CPU SpMV kernels of the padded formats.
+pub(crate) const SPMV_CHUNK: usize = 1024;
+
+/// A sparse matrix in ELLPACK (ELL) format.
+///
+/// # Format
+/// - `width`: the number of slots per row (at least the longest row);
+/// - `row_nnz`: `nrows` entry counts, one per row;
+/// - `col_idx`, `values`: `nrows * width` slots, **slot-major**
+///   (column-major): slot `s` of row `i` is at `s * nrows + i`, so a GPU
+///   thread per row reads coalesced memory.
+///
+/// The entries of row `i` fill slots `0..row_nnz[i]` in ascending column
+/// order. The other slots are padding: value zero and column index
+/// [`Index::PADDING`] (`-1`, CUSP's `invalid_index`). No alignment beyond
+/// the row count is applied (the stride is exactly `nrows`).
+///
+/// # Invariants (always checked by [`Ell::try_from_parts`])
+/// - `row_nnz` has `nrows` entries, each in `0..=width`
+///   ([`FormatError::RowNnzOutOfRange`]);
+/// - `col_idx` and `values` have `nrows * width` slots
+///   ([`FormatError::Length`]), and `nrows * width` fits the index type
+///   ([`FormatError::IndexOverflow`]);
+/// - stored entries have columns below `ncols`, strictly ascending within a
+///   row ([`FormatError::ColumnOutOfBounds`], [`FormatError::UnsortedRow`],
+///   [`FormatError::DuplicateEntry`]);
+/// - padding slots hold index `-1` and value zero ([`FormatError::Padding`]).
+///
+/// ```
+/// use sparsetool_formats::Ell;
+/// // [1 0 2]
+/// // [0 3 0]
+/// // [4 0 5]
+/// let ell = Ell::<f64, i32>::try_from_parts(
+///     3, 3, 2, vec![2, 1, 2],
+///     vec![0, 1, 0, 2, -1, 2],
+///     vec![1.0, 3.0, 4.0, 2.0, 0.0, 5.0],
+/// ).unwrap();
+/// let mut y = vec![0.0; 3];
+/// ell.spmv(&[1.0, 1.0, 1.0], &mut y);
+/// assert_eq!(y, [3.0, 3.0, 9.0]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ell<T, I> {
+    nrows: usize,
+    ncols: usize,
+    width: usize,
+    nnz: usize,
+    row_nnz: Vec<I>,
+    col_idx: Vec<I>,
+    values: Vec<T>,
+}
+
+/// Runs `check(i)` for `i in 0..n` (in parallel above `PAR_THRESHOLD`
+/// work units) and returns the error of the smallest failing `i`, so the
+/// report does not depend on the thread count.
+pub(crate) fn first_error<F>(n: usize, work: usize, check: F) -> Result<(), FormatError>
+where
+    F: Fn(usize) -> Result<(), FormatError> + Sync,
+{
+    if work > PAR_THRESHOLD {
+        let first = (0..n)
+            .into_par_iter()
+            .with_min_len(256)
+            .filter_map(|i| check(i).err().map(|e| (i, e)))
+            .min_by_key(|(i, _)| *i);
+        match first {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    } else {
+        (0..n).try_for_each(check)
+    }
+}
+
+/// Checks one padded row whose slot `s` lives at `base + s * stride`:
+/// slots `0..len` hold strictly ascending columns below `ncols`, slots
+/// `len..width` hold padding.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_padded_row<T: Scalar, I: Index>(
+    row: usize,
+    len: usize,
+    width: usize,
+    base: usize,
+    stride: usize,
+    col_idx: &[I],
+    values: &[T],
+    ncols: usize,
+) -> Result<(), FormatError> {
+    let mut prev: Option<usize> = None;
+    for s in 0..len {
+        let c = col_idx[base + s * stride];
+        let cu = c.to_usize();
+        if cu >= ncols {
+            return Err(FormatError::ColumnOutOfBounds {
+                row,
+                col: c.to_i64(),
+                ncols,
+            });
+        }
+        if let Some(p) = prev {
+            if cu == p {
+                return Err(FormatError::DuplicateEntry { row, col: cu });
+            }
+            if cu < p {
+                return Err(FormatError::UnsortedRow { row });
+            }
+        }
+        prev = Some(cu);
+    }
+    for s in len..width {
+        let k = base + s * stride;
+        if col_idx[k] != I::PADDING {
+            return Err(FormatError::Padding {
+                row,
+                detail: "a padding slot holds a column index other than -1",
+            });
+        }
+        if values[k] != T::zero() {
+            return Err(FormatError::Padding {
+                row,
+                detail: "a padding slot holds a non-zero value",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `a * b`, or [`FormatError::IndexOverflow`] naming `what` when the product
+/// does not fit the index type `I`.
+pub(crate) fn checked_slots<I: Index>(
+    what: &'static str,
+    a: usize,
+    b: usize,
+) -> Result<usize, FormatError> {
+    match a.checked_mul(b) {
+        Some(v) if v <= I::MAX_USIZE => Ok(v),
+        other => Err(FormatError::IndexOverflow {
+            what,
+            value: other.unwrap_or(usize::MAX),
+            index: I::NAME,
+        }),
+    }
+}
+
+impl<T: Scalar, I: Index> Ell<T, I> {
+    /// Builds an ELL matrix after checking every invariant (in parallel for
+    /// large matrices).
+    ///
+    /// # Errors
+    /// The first broken invariant (by row): see the list on [`Ell`].
+    ///
+    /// ```
+    /// use sparsetool_formats::{Ell, FormatError};
+    /// // Row 1 claims 3 entries in a width-2 layout.
+    /// let err = Ell::<f64, i32>::try_from_parts(2, 2, 2, vec![1, 3], vec![0, 0, -1, 1], vec![1.0; 4]);
+    /// assert!(matches!(err, Err(FormatError::RowNnzOutOfRange { row: 1, .. })));
+    /// ```
+    pub fn try_from_parts(
+        nrows: usize,
+        ncols: usize,
+        width: usize,
+        row_nnz: Vec<I>,
+        col_idx: Vec<I>,
+        values: Vec<T>,
+    ) -> Result<Self, FormatError> {
+        check_dims::<I>(nrows, ncols, 0)?;
+        let slots = checked_slots::<I>("nrows * width", nrows, width)?;
+        if row_nnz.len() != nrows {
+            return Err(FormatError::Length {
+                array: "row_nnz",
+                expected: nrows,
+                actual: row_nnz.len(),
+            });
+        }
+        for (array, len) in [("col_idx", col_idx.len()), ("values", values.len())] {
+            if len != slots {
+                return Err(FormatError::Length {
+                    array,
+                    expected: slots,
+                    actual: len,
+                });
+            }
+        }
+        if let Some(row) = row_nnz.iter().position(|n| n.to_usize() > width) {
+            return Err(FormatError::RowNnzOutOfRange {
+                row,
+                row_nnz: row_nnz[row].to_i64(),
+                width,
+            });
+        }
+        first_error(nrows, slots, |i| {
+            check_padded_row(
+                i,
+                row_nnz[i].to_usize(),
+                width,
+                i,
+                nrows,
+                &col_idx,
+                &values,
+                ncols,
+            )
+        })?;
+        let nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
+        Ok(Self {
+            nrows,
+            ncols,
+            width,
+            nnz,
+            row_nnz,
+            col_idx,
+            values,
+        })
+    }
+
+    /// Builds an ELL matrix without checking.
+    ///
+    /// # Safety
+    /// The caller guarantees every invariant listed on [`Ell`]; SpMV kernels
+    /// (CPU and GPU) index `x` with the stored columns without bounds checks.
+    #[must_use]
+    pub unsafe fn from_parts_unchecked(
+        nrows: usize,
+        ncols: usize,
+        width: usize,
+        row_nnz: Vec<I>,
+        col_idx: Vec<I>,
+        values: Vec<T>,
+    ) -> Self {
+        let nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
+        Self {
+            nrows,
+            ncols,
+            width,
+            nnz,
+            row_nnz,
+            col_idx,
+            values,
+        }
+    }
+
+    /// Number of rows.
+    #[inline]
+    #[must_use]
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    #[inline]
+    #[must_use]
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Slots per row.
+    #[inline]
+    #[must_use]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// Number of stored entries (padding excluded).
+    #[inline]
+    #[must_use]
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+    /// Number of slots (`nrows * width`), padding included.
+    #[inline]
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.values.len()
+    }
+    /// Entries per row (`nrows`).
+    #[inline]
+    #[must_use]
+    pub fn row_nnz(&self) -> &[I] {
+        &self.row_nnz
+    }
+    /// Values, slot-major (`nrows * width`).
+    #[inline]
+    #[must_use]
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+    /// Column indices, slot-major (`nrows * width`; `-1` marks padding).
+    #[inline]
+    #[must_use]
+    pub fn col_idx(&self) -> &[I] {
+        &self.col_idx
+    }
+    /// Hands the arrays back: `(nrows, ncols, width, row_nnz, col_idx, values)`.
+    #[must_use]
+    pub fn into_parts(self) -> (usize, usize, usize, Vec<I>, Vec<I>, Vec<T>) {
+        (
+            self.nrows,
+            self.ncols,
+            self.width,
+            self.row_nnz,
+            self.col_idx,
+            self.values,
+        )
+    }
+
+    /// `y = A x`, one block of rows per task (rayon), reading slot by slot.
+    /// Entries of a row are added in ascending column order, so the result
+    /// is bitwise equal to [`crate::Csr::spmv`] on the same matrix.
+    ///
+    /// # Panics
+    /// If `x.len() != ncols` or `y.len() != nrows`.
+    pub fn spmv(&self, x: &[T], y: &mut [T]) {
+        assert_eq!(x.len(), self.ncols, "x has the wrong length");
+        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        let n = self.nrows;
+        y.par_chunks_mut(SPMV_CHUNK)
+            .enumerate()
+            .for_each(|(b, yb)| {
+                let r0 = b * SPMV_CHUNK;
+                yb.iter_mut().for_each(|v| *v = T::zero());
+                let rn = &self.row_nnz[r0..r0 + yb.len()];
+                for s in 0..self.width {
+                    let base = s * n + r0;
+                    for (k, yi) in yb.iter_mut().enumerate() {
+                        if s < rn[k].to_usize() {
+                            *yi += self.values[base + k] * x[self.col_idx[base + k].to_usize()];
+                        }
+                    }
+                }
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed_a() -> (Vec<i32>, Vec<i32>, Vec<f64>) {
+        (
+            vec![2, 1, 2],
+            vec![0, 1, 0, 2, -1, 2],
+            vec![1.0, 3.0, 4.0, 2.0, 0.0, 5.0],
+        )
+    }
+
+    #[test]
+    fn valid_and_accessors() {
+        let (rn, c, v) = seed_a();
+        let e = Ell::try_from_parts(3, 3, 2, rn, c, v).unwrap();
+        assert_eq!(
+            (e.nrows(), e.ncols(), e.width(), e.nnz(), e.slots()),
+            (3, 3, 2, 5, 6)
+        );
+        let mut y = vec![0.0; 3];
+        e.spmv(&[1.0, 2.0, 3.0], &mut y);
+        assert_eq!(y, [7.0, 6.0, 19.0]);
+    }
+
+    #[test]
+    fn each_invariant() {
+        let (rn, c, v) = seed_a();
+        let t = |rn: Vec<i32>, c: Vec<i32>, v: Vec<f64>| Ell::try_from_parts(3, 3, 2, rn, c, v);
+        assert!(matches!(
+            t(vec![2, 1], c.clone(), v.clone()),
+            Err(FormatError::Length {
+                array: "row_nnz",
+                ..
+            })
+        ));
+        assert!(matches!(
+            t(rn.clone(), c[..5].to_vec(), v.clone()),
+            Err(FormatError::Length {
+                array: "col_idx",
+                ..
+            })
+        ));
+        assert!(matches!(
+            t(vec![2, -1, 2], c.clone(), v.clone()),
+            Err(FormatError::RowNnzOutOfRange {
+                row: 1,
+                row_nnz: -1,
+                width: 2
+            })
+        ));
+        assert!(matches!(
+            t(rn.clone(), vec![0, 1, 0, 3, -1, 2], v.clone()),
+            Err(FormatError::ColumnOutOfBounds { row: 0, col: 3, .. })
+        ));
+        assert!(matches!(
+            t(rn.clone(), vec![2, 1, 0, 0, -1, 2], v.clone()),
+            Err(FormatError::UnsortedRow { row: 0 })
+        ));
+        assert!(matches!(
+            t(rn.clone(), vec![0, 1, 0, 0, -1, 2], v.clone()),
+            Err(FormatError::DuplicateEntry { row: 0, col: 0 })
+        ));
+        assert!(matches!(
+            t(rn.clone(), vec![0, 1, 0, 2, 0, 2], v.clone()),
+            Err(FormatError::Padding { row: 1, .. })
+        ));
+        assert!(matches!(
+            t(rn.clone(), c.clone(), vec![1.0, 3.0, 4.0, 2.0, 7.0, 5.0]),
+            Err(FormatError::Padding { row: 1, .. })
+        ));
+        assert!(matches!(
+            Ell::<f64, i32>::try_from_parts(1 << 20, 1, 1 << 12, vec![], vec![], vec![]),
+            Err(FormatError::IndexOverflow {
+                what: "nrows * width",
+                ..
+            })
+        ));
+    }
+}

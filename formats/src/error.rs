@@ -125,4 +125,118 @@ pub enum FormatError {
         /// Entry position.
         pos: usize,
     },
+    /// An ELL row claims more entries than the width (or a negative count).
+    #[error("row {row} claims {row_nnz} entries, outside 0..={width} (the ELL width)")]
+    RowNnzOutOfRange {
+        /// The row.
+        row: usize,
+        /// Its claimed entry count.
+        row_nnz: i64,
+        /// The width.
+        width: usize,
+    },
+    /// A SELL slice spans a number of slots other than `slice_height * slice_width`.
+    #[error("slice {slice} spans {found} slots, expected slice_height * slice_width = {expected}")]
+    SliceSize {
+        /// The slice.
+        slice: usize,
+        /// `slice_height * slice_width[slice]`.
+        expected: usize,
+        /// `slice_ptr[slice + 1] - slice_ptr[slice]`.
+        found: usize,
+    },
+    /// A SELL slice width differs from the length of the slice's longest row.
+    #[error("slice {slice} has width {width} but its longest row holds {longest} entries")]
+    SliceWidth {
+        /// The slice.
+        slice: usize,
+        /// The stored width.
+        width: i64,
+        /// Entries in the slice's longest row.
+        longest: usize,
+    },
+    /// A row sits outside the sorting window it came from (SELL-C-sigma sorts
+    /// only inside consecutive windows of `sigma` rows).
+    #[error("sorted position {pos} holds row {row}, outside its sorting window {window_start}..{window_end}")]
+    PermutationWindow {
+        /// Sorted position.
+        pos: usize,
+        /// The original row stored there.
+        row: usize,
+        /// First row of the window.
+        window_start: usize,
+        /// One past the last row of the window.
+        window_end: usize,
+    },
+    /// Two rows of equal length are not in their original order (the sort by
+    /// length must be stable, which makes the layout unique).
+    #[error("rows of equal length at sorted positions {} and {pos} are not in their original order", pos.saturating_sub(1))]
+    RowOrderTie {
+        /// Sorted position of the second row.
+        pos: usize,
+    },
+    /// A jagged diagonal is longer than the one before it.
+    #[error("jagged diagonal {diag} holds {len} entries, more than diagonal {} ({prev_len})", diag.saturating_sub(1))]
+    DiagonalGrowth {
+        /// The diagonal.
+        diag: usize,
+        /// Its length.
+        len: usize,
+        /// Length of the diagonal before it.
+        prev_len: usize,
+    },
+    /// A jagged diagonal holds more entries than there are rows.
+    #[error("jagged diagonal {diag} holds {len} entries but there are only {nrows} rows")]
+    DiagonalTooLong {
+        /// The diagonal.
+        diag: usize,
+        /// Its length.
+        len: usize,
+        /// Number of rows.
+        nrows: usize,
+    },
+    /// A jagged diagonal is empty (`jd_ptr` must have `max_row_len + 1` entries).
+    #[error("jagged diagonal {diag} is empty (jd_ptr must have max_row_len + 1 entries)")]
+    EmptyDiagonal {
+        /// The diagonal.
+        diag: usize,
+    },
+    /// The parts of a composite format (HYB's ELL and COO) have different shapes.
+    #[error("the {part} part is {found_rows}x{found_cols}, expected {nrows}x{ncols}")]
+    ShapeMismatch {
+        /// The part that differs.
+        part: &'static str,
+        /// Expected rows.
+        nrows: usize,
+        /// Expected columns.
+        ncols: usize,
+        /// Rows of the part.
+        found_rows: usize,
+        /// Columns of the part.
+        found_cols: usize,
+    },
+    /// HYB's COO tail is not ordered by (row, column).
+    #[error("COO tail entry {pos} is not after entry {} in (row, column) order", pos.saturating_sub(1))]
+    TailOrder {
+        /// Position of the entry out of order.
+        pos: usize,
+    },
+    /// A row has COO tail entries although its ELL part is not full.
+    #[error("row {row} has COO tail entries but fills only {row_nnz} of {width} ELL slots")]
+    TailRowNotFull {
+        /// The row.
+        row: usize,
+        /// Its ELL entry count.
+        row_nnz: usize,
+        /// The ELL width.
+        width: usize,
+    },
+    /// A COO tail entry does not come after the columns of its row's ELL part.
+    #[error("COO tail entry ({row}, {col}) does not come after the row's ELL columns")]
+    TailBeforeEll {
+        /// The row.
+        row: usize,
+        /// The tail entry's column.
+        col: usize,
+    },
 }

@@ -1,7 +1,9 @@
 //! `sparsetool convert`: read, convert, write, with phase timings.
 
 use anyhow::{bail, Context};
-use sparsetool_convert::{convert, ConvertParams, HybWidth};
+use sparsetool_analyze::{recommend_hyb_width, recommend_sell, RowLengths};
+use sparsetool_convert::{from_csr, ConvertParams, HybWidth};
+use sparsetool_formats::Csr;
 use sparsetool_formats::FormatKind;
 
 use crate::args::{ConvertArgs, FormatArg};
@@ -32,11 +34,39 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
     Ok(HybWidth::Fixed(k))
 }
 
+/// Fills in what the user left to us from the analysis of the row lengths:
+/// `--hyb-width auto` becomes the cost-model width, and a SELL conversion
+/// without `--slice`/`--sigma` gets the recommended C and sigma.
+pub fn recommended_params<T: Val, I: Idx>(csr: &Csr<T, I>, plan: &Plan) -> anyhow::Result<ConvertParams> {
+    let mut p = plan.params.clone();
+    let needs_hyb = plan.target == FormatKind::Hyb && p.hyb_width == HybWidth::Auto;
+    let needs_sell = plan.target == FormatKind::Sell && (!plan.slice_given || p.sigma.is_none());
+    if needs_hyb || needs_sell {
+        let rl = RowLengths::from_csr(csr)?;
+        if needs_hyb {
+            p.hyb_width = HybWidth::Fixed(recommend_hyb_width(&rl).max(1));
+        }
+        if needs_sell {
+            let (c, sigma) = recommend_sell(&rl);
+            if !plan.slice_given {
+                p.slice = c;
+            }
+            if p.sigma.is_none() {
+                // The recommended window is for the recommended C; keep it a multiple of C.
+                let c = p.slice.max(1);
+                p.sigma = Some(if sigma <= 1 { 1 } else { sigma.div_ceil(c) * c });
+            }
+        }
+    }
+    Ok(p)
+}
+
 /// Validated conversion settings.
 #[derive(Debug)]
-struct Plan {
+pub struct Plan {
     target: FormatKind,
     params: ConvertParams,
+    slice_given: bool,
 }
 
 impl TryFrom<&ConvertArgs> for Plan {
@@ -59,7 +89,7 @@ impl TryFrom<&ConvertArgs> for Plan {
         if let Some(c) = a.slice {
             params.slice = c;
         }
-        Ok(Plan { target, params })
+        Ok(Plan { target, params, slice_given: a.slice.is_some() })
     }
 }
 
@@ -85,7 +115,9 @@ fn run_typed<T: Val, I: Idx>(
     let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
         m
     } else {
-        convert(&m, plan.target, &plan.params)
+        let csr = m.into_csr();
+        let params = recommended_params(&csr, plan)?;
+        from_csr(&csr, plan.target, &params)
             .with_context(|| format!("cannot convert {} to {}", src.name(), plan.target))?
     };
     t.phase("convert");

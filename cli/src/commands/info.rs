@@ -4,7 +4,9 @@ use std::io::Write;
 
 use serde::Serialize;
 use sparsetool_formats::mm::{self, MmFormat, MmSymmetry};
+use sparsetool_formats::binary::SpbFile;
 use sparsetool_formats::npz::NpzArchive;
+use sparsetool_formats::FormatKind;
 
 use crate::args::InfoArgs;
 use crate::io::{Container, Source};
@@ -40,6 +42,12 @@ pub struct InfoReport {
     /// Index dtype stored in the file (npz/spb).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_dtype: Option<String>,
+    /// Format parameters (spb): ell_width, hyb_width/coo_entries, slice/sigma, diagonals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_json::Value>,
+    /// Layout version (spb).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// Builds the report for a source.
@@ -64,6 +72,8 @@ pub fn report(src: &Source, display: &str) -> anyhow::Result<InfoReport> {
                 format: h.format.to_string(),
                 value_dtype: None,
                 index_dtype: None,
+                params: None,
+                version: None,
             })
         }
         Container::Npz => {
@@ -83,6 +93,36 @@ pub fn report(src: &Source, display: &str) -> anyhow::Result<InfoReport> {
                 format: i.format.clone(),
                 value_dtype: Some(i.value_dtype.clone()),
                 index_dtype: Some(i.index_dtype.clone()),
+                params: None,
+                version: None,
+            })
+        }
+        Container::Spb => {
+            let Source::Path(p) = src else { anyhow::bail!("<stdin>: .spb must be a file") };
+            let h = SpbFile::read_header(p)?;
+            let params = match h.format {
+                FormatKind::Ell => serde_json::json!({ "ell_width": h.param0 }),
+                FormatKind::Hyb => serde_json::json!({ "hyb_width": h.param0, "coo_entries": h.param1 }),
+                FormatKind::Jds => serde_json::json!({ "diagonals": h.param0 }),
+                FormatKind::Sell => serde_json::json!({ "slice": h.param0, "sigma": h.param1 }),
+                FormatKind::Coo | FormatKind::Csr => serde_json::json!({}),
+            };
+            let complex = matches!(h.value_dtype.name(), "complex64" | "complex128");
+            Ok(InfoReport {
+                path: display.to_string(),
+                container: "spb",
+                nrows: usize::try_from(h.nrows)?,
+                ncols: usize::try_from(h.ncols)?,
+                nnz: usize::try_from(h.nnz)?,
+                nnz_expanded: Some(usize::try_from(h.nnz)?),
+                nnz_expanded_max: None,
+                field: if complex { "complex" } else { "real" }.to_string(),
+                symmetry: "general".to_string(),
+                format: h.format.to_string(),
+                value_dtype: Some(h.value_dtype.name().to_string()),
+                index_dtype: Some(h.index_dtype.name().to_string()),
+                params: Some(params),
+                version: Some(format!("{}.{}", h.major, h.minor)),
             })
         }
     }
@@ -124,6 +164,14 @@ pub fn render(r: &InfoReport) -> String {
     }
     if let Some(v) = &r.index_dtype {
         rows.push(("index dtype", v.clone()));
+    }
+    if let Some(serde_json::Value::Object(p)) = &r.params {
+        for (k, v) in p {
+            rows.push((k.as_str(), v.to_string()));
+        }
+    }
+    if let Some(v) = &r.version {
+        rows.push(("layout version", v.clone()));
     }
     if r.nrows > 0 && r.ncols > 0 {
         let density = r.nnz as f64 / (r.nrows as f64 * r.ncols as f64);

@@ -1,1 +1,398 @@
-//! Matrix Market I/O (being written).
+//! Matrix Market I/O: the NIST text format for sparse and dense matrices.
+//!
+//! Spec: R. F. Boisvert, R. Pozo, K. Remington, *The Matrix Market Exchange
+//! Formats: Initial Design* (NIST IR 5935, 1996), and `mmio.c`.
+//!
+//! # Reading
+//! [`read_path`] (memory-mapped; `-` is stdin; gzip detected by its magic
+//! bytes) and [`read_bytes`] give an [`MmMatrix`]: the [`Header`], the
+//! matrix as [`Coo`], and the [`Warning`]s of lenient recoveries.
+//! [`read_header_path`] reads only the head of a file (milliseconds on a
+//! multi-GB file, also for `.gz`).
+//!
+//! What the reader accepts (strict mode):
+//! - `coordinate` and `array`; `real`/`double`, `integer`, `complex`,
+//!   `pattern`; `general`, `symmetric`, `skew-symmetric`, `hermitian`;
+//!   keywords in any case. Illegal pairs (pattern with hermitian or
+//!   skew-symmetric, real/integer with hermitian, array with pattern) are
+//!   errors.
+//! - Comment lines (`%`, including `%%GraphBLAS ...`) and blank lines
+//!   anywhere after the banner; spaces and tabs around tokens; CRLF; a
+//!   missing final newline; numbers like `.032` or `-.3e-2`.
+//! - Indices are 1-based in the file and 0-based in memory.
+//! - Symmetric kinds store the lower triangle (skew-symmetric: strictly
+//!   lower). With [`ReadOptions::expand_symmetry`] (the default) every
+//!   off-diagonal entry gets its mirror: equal (symmetric), negated
+//!   (skew-symmetric) or conjugated (hermitian); the diagonal appears once.
+//!   An entry above the diagonal is an error, and so is a diagonal entry in
+//!   a skew-symmetric file.
+//! - `integer` values are parsed as `i64` and converted to the real type:
+//!   exact up to 2^53 for `f64` and 2^24 for `f32`, rounded beyond.
+//!   `pattern` entries get the value one. A `complex` file cannot be read
+//!   into a real type ([`MmErrorKind::TypeMismatch`] names the fix); a real
+//!   file read into a complex type gets imaginary part zero.
+//! - NaN and infinities are errors (strict); overflow (`1e400`, or `1e39`
+//!   into `f32`) is always an error.
+//! - Coordinate files keep explicit zeros and duplicate entries in the COO
+//!   result, in file order; duplicates are summed when building CSR.
+//! - Array files are column-major; the COO result holds the **nonzero**
+//!   values only (explicit zeros of a dense file are not entries).
+//!
+//! # Lenient mode
+//! [`ReadOptions::lenient`] accepts the real-world deviations below, with
+//! one [`Warning`] per recovery. Without it each is an error whose message
+//! names the deviation and suggests `--lenient`.
+//! - a banner with a single `%`, blank lines before the banner;
+//! - no banner but a size line: guessed `coordinate`, field from the token
+//!   count of the first entry (2/3/4 → pattern/real/complex), `general`;
+//! - a commented-out size line: the first non-comment line has the wrong
+//!   token count and the last comment line holds exactly three integers;
+//! - data after the declared entries (reading stops after them);
+//! - 0-based indices: an index 0 appears and no index equals its dimension;
+//!   all indices are shifted by one;
+//! - values in a pattern file, extra tokens after the values (ignored);
+//! - symmetric files with entries in both triangles: an upper entry whose
+//!   mirror is stored is dropped (conflicting values are reported, the
+//!   lower value wins); upper entries without a stored mirror are kept;
+//! - NaN/infinite values, non-integer values in an `integer` file.
+//!
+//! # Writing
+//! [`write_coo`] and [`write_csr`] write `coordinate general` files with a
+//! canonical banner, a comment line, the size line and 1-based entries;
+//! values use the shortest representation that reads back exactly (`ryu`,
+//! `f32` values through its `f32` path), so read → write → read is the
+//! identity. Formatting runs in parallel in blocks, written in order.
+//!
+//! ```
+//! use sparsetool_formats::mm::{read_bytes, write_coo, ReadOptions, WriteOptions};
+//! let text = b"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 2.5\n3 1 -.5\n";
+//! let m = read_bytes::<f64, i32>(text, "a.mtx", &ReadOptions::default()).unwrap();
+//! assert_eq!(m.coo.nnz(), 3); // (0,0), (2,0) and its mirror (0,2)
+//! assert_eq!(m.coo.rows(), &[0, 2, 0]);
+//! let mut out = Vec::new();
+//! write_coo(&mut out, &m.coo, &WriteOptions::default()).unwrap();
+//! let back = read_bytes::<f64, i32>(&out, "b.mtx", &ReadOptions::default()).unwrap();
+//! assert_eq!(back.coo, m.coo);
+//! ```
+
+mod assemble;
+mod chunk;
+mod error;
+mod header;
+mod parse;
+mod write;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+pub use error::{MmError, MmErrorKind};
+pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
+pub use write::{default_field, write_coo, write_csr, WriteOptions};
+
+use crate::{Coo, Index, Scalar};
+use header::Head;
+
+/// Options of the reader.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Expand symmetric, skew-symmetric and hermitian files to the full
+    /// matrix (default `true`).
+    pub expand_symmetry: bool,
+    /// Accept real-world deviations from the spec, with warnings (default
+    /// `false`). See the module docs for the list.
+    pub lenient: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            expand_symmetry: true,
+            lenient: false,
+        }
+    }
+}
+
+/// One lenient recovery: where, and what was accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// 1-based line, when the recovery concerns a line.
+    pub line: Option<u64>,
+    /// What was accepted and how it was read.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// A matrix read from a Matrix Market file.
+#[derive(Clone, Debug)]
+pub struct MmMatrix<T, I> {
+    /// The header as declared (for lenient reads, as recovered).
+    pub header: Header,
+    /// The entries (expanded if [`ReadOptions::expand_symmetry`]).
+    pub coo: Coo<T, I>,
+    /// One warning per lenient recovery (empty in strict mode).
+    pub warnings: Vec<Warning>,
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+fn io_err(name: &str, e: std::io::Error) -> MmError {
+    MmError::new(name, None, MmErrorKind::Io(e))
+}
+
+fn gzip_err(name: &str, e: &std::io::Error) -> MmError {
+    MmError::new(name, None, MmErrorKind::Gzip(e.to_string()))
+}
+
+fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Opens a path (`-` is stdin) as a reader, decompressing gzip content.
+/// Returns whether it was gzip.
+fn open_source(path: &Path, name: &str) -> Result<(Box<dyn Read>, bool), MmError> {
+    let raw: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(File::open(path).map_err(|e| io_err(name, e))?)
+    };
+    let mut r = BufReader::with_capacity(64 * 1024, raw);
+    let head = r.fill_buf().map_err(|e| io_err(name, e))?;
+    if head.starts_with(&GZIP_MAGIC) {
+        Ok((Box::new(flate2::bufread::MultiGzDecoder::new(r)), true))
+    } else {
+        Ok((Box::new(r), false))
+    }
+}
+
+/// Reads the header only (strict). Reads the head of the file (a few KB,
+/// more only if the comment block is longer), decompressing only that much
+/// of a `.gz`. `-` reads the head of stdin (which is then consumed).
+///
+/// # Errors
+/// Any header error, with its line number; I/O and gzip errors.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let p = dir.path().join("a.mtx");
+/// std::fs::write(&p, "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n5 5 3\n1 1\n").unwrap();
+/// let h = sparsetool_formats::mm::read_header_path(&p).unwrap();
+/// assert_eq!((h.nrows, h.entries, h.data_line, h.nnz_expanded_max()), (5, 3, 4, 6));
+/// ```
+pub fn read_header_path(path: &Path) -> Result<Header, MmError> {
+    read_header_path_with(path, &ReadOptions::default()).map(|(h, _)| h)
+}
+
+/// Like [`read_header_path`], with lenient recoveries when
+/// `opts.lenient`; returns their warnings too.
+///
+/// # Errors
+/// As [`read_header_path`].
+pub fn read_header_path_with(
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<(Header, Vec<Warning>), MmError> {
+    let name = display_name(path);
+    let (r, gz) = open_source(path, &name)?;
+    read_header_from(r, gz, &name, opts)
+}
+
+/// Reads the header of a file held in memory (strict; gzip content is
+/// decompressed only as far as the header needs).
+///
+/// # Errors
+/// As [`read_header_path`].
+pub fn read_header_bytes(bytes: &[u8], name: &str) -> Result<Header, MmError> {
+    read_header_bytes_with(bytes, name, &ReadOptions::default()).map(|(h, _)| h)
+}
+
+/// Like [`read_header_bytes`], with lenient recoveries when `opts.lenient`.
+///
+/// # Errors
+/// As [`read_header_path`].
+pub fn read_header_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Header, Vec<Warning>), MmError> {
+    if bytes.starts_with(&GZIP_MAGIC) {
+        read_header_from(flate2::read::MultiGzDecoder::new(bytes), true, name, opts)
+    } else {
+        read_header_from(bytes, false, name, opts)
+    }
+}
+
+/// Reads a growing head of `r` until the header parses.
+fn read_header_from(
+    mut r: impl Read,
+    gz: bool,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Header, Vec<Warning>), MmError> {
+    let mut buf = Vec::new();
+    let mut want = 16 * 1024;
+    let mut eof = false;
+    loop {
+        if !eof {
+            let need = (want - buf.len()) as u64;
+            r.by_ref().take(need).read_to_end(&mut buf).map_err(|e| {
+                if gz {
+                    gzip_err(name, &e)
+                } else {
+                    io_err(name, e)
+                }
+            })?;
+            eof = buf.len() < want;
+        }
+        match header::parse_head(&buf, eof, opts.lenient) {
+            Ok(Head::Done(h, w)) => return Ok((h, w)),
+            Ok(Head::Incomplete) if !eof => want *= 2,
+            Ok(Head::Incomplete) => {
+                return Err(MmError::new(name, None, MmErrorKind::Empty));
+            }
+            Err((line, kind)) => return Err(MmError::new(name, line, kind)),
+        }
+    }
+}
+
+/// Reads a Matrix Market file. `-` means stdin. Gzip content is detected by
+/// its magic bytes (not the extension) and decompressed in memory; plain
+/// files are memory-mapped.
+///
+/// # Errors
+/// Every problem as an [`MmError`] naming the file and, for problems on a
+/// line, the 1-based line number.
+pub fn read_path<T: Scalar, I: Index>(
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    let name = display_name(path);
+    if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .map_err(|e| io_err(&name, e))?;
+        return read_bytes(&buf, &name, opts);
+    }
+    let mut file = File::open(path).map_err(|e| io_err(&name, e))?;
+    let meta = file.metadata().map_err(|e| io_err(&name, e))?;
+    if meta.is_file() && meta.len() == 0 {
+        return Err(MmError::new(name, None, MmErrorKind::Empty));
+    }
+    let mut magic = [0u8; 2];
+    let n = read_up_to(&mut file, &mut magic).map_err(|e| io_err(&name, e))?;
+    if n == 2 && magic == GZIP_MAGIC {
+        let src = BufReader::new((&magic[..]).chain(file));
+        let mut dec = flate2::read::MultiGzDecoder::new(src);
+        let mut buf = Vec::new();
+        dec.read_to_end(&mut buf).map_err(|e| gzip_err(&name, &e))?;
+        return read_plain(&buf, &name, opts);
+    }
+    if meta.is_file() {
+        // SAFETY: the map is read-only and lives for this call. Another
+        // process truncating or rewriting the file meanwhile is outside
+        // Rust's model (as for every mmap reader); the parser only
+        // reads bytes and checks everything it reads.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            #[cfg(unix)]
+            let _ = map.advise(memmap2::Advice::Sequential);
+            return read_plain(&map, &name, opts);
+        }
+    }
+    let mut buf = magic[..n].to_vec();
+    file.read_to_end(&mut buf).map_err(|e| io_err(&name, e))?;
+    read_bytes(&buf, &name, opts)
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Reads a Matrix Market file held in memory (gzip content is
+/// decompressed). `name` is used in messages.
+///
+/// # Errors
+/// As [`read_path`].
+pub fn read_bytes<T: Scalar, I: Index>(
+    bytes: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    if bytes.starts_with(&GZIP_MAGIC) {
+        let mut buf = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(&mut buf)
+            .map_err(|e| gzip_err(name, &e))?;
+        return read_plain(&buf, name, opts);
+    }
+    read_plain(bytes, name, opts)
+}
+
+/// Reads from any reader (the whole content is read into memory first).
+///
+/// # Errors
+/// As [`read_path`].
+pub fn read_reader<R: Read, T: Scalar, I: Index>(
+    mut r: R,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    let mut buf = Vec::new();
+    r.read_to_end(&mut buf).map_err(|e| io_err(name, e))?;
+    read_bytes(&buf, name, opts)
+}
+
+fn read_plain<T: Scalar, I: Index>(
+    bytes: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    let (header, mut warnings) = match header::parse_head(bytes, true, opts.lenient) {
+        Ok(Head::Done(h, w)) => (h, w),
+        Ok(Head::Incomplete) => return Err(MmError::new(name, None, MmErrorKind::Empty)),
+        Err((line, kind)) => return Err(MmError::new(name, line, kind)),
+    };
+    if header.field == MmField::Complex && !T::IS_COMPLEX {
+        return Err(MmError::new(
+            name,
+            None,
+            MmErrorKind::TypeMismatch {
+                detail: format!(
+                    "the file holds complex values but the value type {} is real; read it into a complex type (c64/c128, i.e. Complex32/Complex64)",
+                    T::NAME
+                ),
+            },
+        ));
+    }
+    let data = bytes.get(header.data_offset..).unwrap_or_default();
+    let coo = assemble::read_data::<T, I>(data, &header, opts, &mut warnings)
+        .map_err(|(line, kind)| MmError::new(name, line, kind))?;
+    Ok(MmMatrix {
+        header,
+        coo,
+        warnings,
+    })
+}

@@ -21,6 +21,7 @@
 //! ```
 
 mod error;
+mod gpu_formats;
 mod npy;
 mod read;
 mod write;
@@ -28,6 +29,9 @@ mod write;
 use std::path::Path;
 
 pub use error::{NpzError, NpzErrorKind};
+pub use gpu_formats::{
+    read_ell, read_hyb, read_jds, read_sell, write_ell, write_hyb, write_jds, write_sell,
+};
 pub use npy::NpyElement;
 pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
 pub use write::{write_coo, write_csr, write_npy, NpzWriter};
@@ -45,6 +49,14 @@ pub enum NpzMatrix<T, I> {
     Coo(Coo<T, I>),
     /// Canonical CSR (a `csr` archive with sorted, unique columns per row).
     Csr(Csr<T, I>),
+    /// ELL (a sparsetool `ell` archive).
+    Ell(crate::Ell<T, I>),
+    /// HYB (a sparsetool `hyb` archive).
+    Hyb(crate::Hyb<T, I>),
+    /// JDS (a sparsetool `jds` archive).
+    Jds(crate::Jds<T, I>),
+    /// SELL-C-sigma (a sparsetool `sell` archive).
+    Sell(crate::Sell<T, I>),
 }
 
 /// Reads a sparse matrix written by `scipy.sparse.save_npz` (format `csr`,
@@ -86,6 +98,13 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<
     let (nrows, ncols) = a.shape()?;
     let file = a.file_name().to_string();
     let ferr = |array: &str, e: FormatError| NpzError::from(e).with_file(&file).with_array(array);
+    match tag.as_str() {
+        "ell" => return Ok(NpzMatrix::Ell(read_ell(a)?)),
+        "hyb" => return Ok(NpzMatrix::Hyb(read_hyb(a)?)),
+        "jds" => return Ok(NpzMatrix::Jds(read_jds(a)?)),
+        "sell" => return Ok(NpzMatrix::Sell(read_sell(a)?)),
+        _ => {}
+    }
     match tag.as_str() {
         "csr" | "csc" => {
             let data: Vec<T> = a.value_array("data")?;

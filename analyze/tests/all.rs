@@ -1,0 +1,9 @@
+//! Integration tests of sparsetool-analyze (one test binary).
+
+mod common;
+mod plot;
+mod recommend;
+mod sell;
+mod snapshots;
+mod stats;
+mod stream;

@@ -1,0 +1,257 @@
+//! `sparsetool bench`: time SpMV in every format (GPU: also cuSPARSE) and
+//! print one row per kernel, or the SPEC.md JSON object.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::bail;
+use serde_json::{Map, Value};
+use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+use sparsetool_formats::{Csr, FormatKind};
+use sparsetool_gpu::plan::{gflops, Traffic};
+use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
+use sparsetool_gpu::{BenchOptions, BenchReport, GpuContext, KernelResult, MatrixInfo, Skipped};
+
+use crate::args::{BenchArgs, DType, DeviceArg};
+use crate::commands::spmv::random_vector;
+use crate::dispatch::{with_types, Idx, Val};
+use crate::io::{load, type_plan, Source};
+use crate::EnvError;
+
+/// Parses `--formats`.
+pub fn parse_formats(s: &str) -> anyhow::Result<Vec<FormatKind>> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(FormatKind::ALL.to_vec());
+    }
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let k: FormatKind = part.parse()?;
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    if v.is_empty() {
+        bail!("--formats needs at least one format (or `all`)");
+    }
+    Ok(v)
+}
+
+/// Runs `bench`.
+pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
+    let formats = parse_formats(&a.formats)?;
+    if a.reps == 0 {
+        bail!("--reps must be at least 1");
+    }
+    let src = Source::open(&a.file)?;
+    let types = type_plan(&src)?;
+    if types.complex {
+        bail!("{}: bench times real matrices only (complex values convert and multiply on the CPU with `spmv`)", src.name());
+    }
+    // Ask for the GPU before reading a large file, so a missing device fails fast.
+    let ctx = match a.device {
+        DeviceArg::Gpu => Some(GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?),
+        DeviceArg::Cpu => None,
+    };
+    let report = with_types!(types, a.dtype, bench_typed(a, &src, &formats, ctx.as_ref()))?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", render(&report))?;
+    }
+    Ok(())
+}
+
+fn bench_typed<T: Val, I: Idx>(
+    a: &BenchArgs,
+    src: &Source,
+    formats: &[FormatKind],
+    ctx: Option<&GpuContext>,
+) -> anyhow::Result<BenchReport> {
+    let m = load::<T, I>(src, &a.read)?;
+    let csr = m.to_csr();
+    match ctx {
+        Some(ctx) => {
+            let opts = BenchOptions { reps: a.reps, formats: formats.to_vec(), ..BenchOptions::default() };
+            Ok(sparsetool_gpu::bench(ctx, &csr, &opts)?)
+        }
+        None => cpu_bench(&csr, formats, a.reps, a.dtype),
+    }
+}
+
+/// Times the CPU SpMV of every format (rayon), with the same fields as the GPU bench.
+fn cpu_bench<T: Val, I: Idx>(
+    csr: &Csr<T, I>,
+    formats: &[FormatKind],
+    reps: usize,
+    dtype: DType,
+) -> anyhow::Result<BenchReport> {
+    let x: Vec<T> = random_vector(csr.ncols(), 0x5eed);
+    let y_ref = spmv_ref(csr, &x);
+    let gdt = match dtype {
+        DType::F32 => sparsetool_gpu::DType::F32,
+        DType::F64 => sparsetool_gpu::DType::F64,
+    };
+    let tol = tolerance(gdt, csr.max_row_len());
+    let src = AnyMatrix::Csr(csr.clone());
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    for &f in formats {
+        let m = match convert(&src, f, &ConvertParams::default()) {
+            Ok(m) => m,
+            Err(e) => {
+                skipped.push(Skipped { kernel: f.name().to_string(), reason: e.to_string() });
+                continue;
+            }
+        };
+        let mut y = vec![T::zero(); csr.nrows()];
+        for _ in 0..2 {
+            m.spmv(&x, &mut y);
+        }
+        let err = rel_error(&y, &y_ref);
+        let mut times: Vec<f64> = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                m.spmv(&x, &mut y);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        let bytes = stored_bytes(&m);
+        let traffic = Traffic::new(bytes, csr.nrows(), csr.ncols(), std::mem::size_of::<T>());
+        results.push(KernelResult {
+            kernel: format!("cpu-{}", f.name()),
+            format: f.name().to_string(),
+            baseline: f == FormatKind::Csr,
+            params: params_of(&m),
+            median_ms: median,
+            min_ms: times[0],
+            gbps: traffic.gbps(median),
+            gflops: gflops(csr.nnz(), median),
+            bytes: traffic.total(),
+            rel_error: err,
+            ok: err <= tol,
+        });
+    }
+    Ok(BenchReport {
+        device: format!("cpu ({} threads)", rayon::current_num_threads()),
+        driver: "-".to_string(),
+        compute_capability: "-".to_string(),
+        dtype: T::NAME.to_string(),
+        copy_gbps: cpu_copy_gbps(),
+        matrix: MatrixInfo {
+            nrows: csr.nrows(),
+            ncols: csr.ncols(),
+            nnz: csr.nnz(),
+            max_row_len: csr.max_row_len(),
+        },
+        bytes_model: "gbps counts every array of the format as stored (padding included) read \
+                      once, x read once and y written once, divided by the median time; \
+                      copy_gbps is a 256 MiB memcpy, bytes read plus written."
+            .to_string(),
+        tolerance: tol,
+        reps,
+        results,
+        skipped,
+    })
+}
+
+fn stored_bytes<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> u64 {
+    let (v, i) = (std::mem::size_of::<T>() as u64, std::mem::size_of::<I>() as u64);
+    let n = |len: usize| len as u64;
+    match m {
+        AnyMatrix::Coo(a) => n(a.nnz()) * (v + 2 * i),
+        AnyMatrix::Csr(a) => n(a.nnz()) * (v + i) + n(a.nrows() + 1) * i,
+        AnyMatrix::Ell(a) => n(a.values().len()) * (v + i) + n(a.nrows()) * i,
+        AnyMatrix::Hyb(a) => {
+            n(a.ell().values().len()) * (v + i) + n(a.nrows()) * i + n(a.coo().nnz()) * (v + 2 * i)
+        }
+        AnyMatrix::Jds(a) => n(a.nnz()) * (v + i) + n(a.nrows() + a.jd_ptr().len()) * i,
+        AnyMatrix::Sell(a) => {
+            n(a.values().len()) * (v + i)
+                + n(a.nrows() + a.slice_ptr().len() + a.slice_width().len()) * i
+        }
+    }
+}
+
+fn params_of<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
+    let mut p = Map::new();
+    match m {
+        AnyMatrix::Ell(a) => {
+            p.insert("width".into(), a.width().into());
+        }
+        AnyMatrix::Hyb(a) => {
+            p.insert("ell_width".into(), a.ell().width().into());
+            p.insert("coo_entries".into(), a.coo().nnz().into());
+        }
+        AnyMatrix::Sell(a) => {
+            p.insert("slice".into(), a.slice_height().into());
+            p.insert("sigma".into(), a.sigma().into());
+        }
+        AnyMatrix::Jds(a) => {
+            p.insert("diagonals".into(), a.num_diagonals().into());
+        }
+        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) => {}
+    }
+    p
+}
+
+fn cpu_copy_gbps() -> f64 {
+    let n = 32 << 20; // 32 Mi f64 = 256 MiB
+    let src = vec![1.0f64; n];
+    let mut dst = vec![0.0f64; n];
+    dst.copy_from_slice(&src);
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        dst.copy_from_slice(&src);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    (2 * n * 8) as f64 / best / 1e9
+}
+
+/// The human table: one row per kernel, cuSPARSE rows marked, ratios to the
+/// best baseline.
+pub fn render(r: &BenchReport) -> String {
+    let mut s = format!(
+        "device: {}  driver: {}  dtype: {}  copy: {:.0} GB/s\nmatrix: {} x {}, {} entries (longest row {})\n\n",
+        r.device, r.driver, r.dtype, r.copy_gbps, r.matrix.nrows, r.matrix.ncols, r.matrix.nnz, r.matrix.max_row_len
+    );
+    let best_base = r
+        .results
+        .iter()
+        .filter(|k| k.baseline && k.ok)
+        .map(|k| k.median_ms)
+        .fold(f64::INFINITY, f64::min);
+    s.push_str(&format!(
+        "{:<26} {:>6} {:>10} {:>10} {:>9} {:>8} {:>8} {:>10} {:>4}\n",
+        "kernel", "format", "median ms", "min ms", "GB/s", "%copy", "GFLOP/s", "rel err", "ok"
+    ));
+    for k in &r.results {
+        s.push_str(&format!(
+            "{:<26} {:>6} {:>10.4} {:>10.4} {:>9.1} {:>7.0}% {:>8.1} {:>10.2e} {:>4}{}\n",
+            format!("{}{}", k.kernel, if k.baseline { " *" } else { "" }),
+            k.format,
+            k.median_ms,
+            k.min_ms,
+            k.gbps,
+            100.0 * k.gbps / r.copy_gbps.max(1e-9),
+            k.gflops,
+            k.rel_error,
+            if k.ok { "yes" } else { "NO" },
+            if best_base.is_finite() && !k.baseline {
+                format!("  {:.2}x vs best baseline", best_base / k.median_ms)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    for sk in &r.skipped {
+        s.push_str(&format!("skipped {}: {}\n", sk.kernel, sk.reason));
+    }
+    s.push_str(&format!("\n* baseline. {}\n", r.bytes_model));
+    s
+}

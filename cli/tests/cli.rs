@@ -1,0 +1,391 @@
+//! End-to-end tests of the `sparsetool` binary.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use common::{ok, python, root, st, stderr, stdout};
+
+fn real_matrices() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(root().join("fixtures/matrices/real"))
+        .expect("fixtures/matrices/real")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".mtx") || n.ends_with(".mtx.gz")
+        })
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 18, "all 18 real matrices are bundled");
+    v
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+#[test]
+fn info_json_of_seed_examples() {
+    for name in ["A", "B", "C"] {
+        let path = format!("fixtures/matrices/seed/{name}.mtx");
+        let out = ok(&["info", &path, "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+        insta::assert_json_snapshot!(format!("info_seed_{name}"), v);
+    }
+}
+
+#[test]
+fn info_human_table() {
+    insta::assert_snapshot!("info_seed_B_text", ok(&["info", "fixtures/matrices/seed/B.mtx"]));
+}
+
+#[test]
+fn csr_arrays_of_seed_examples() {
+    use sparsetool_formats::npz::{read_npz, NpzMatrix};
+    let dir = tmp();
+    for seed in sparsetool_fixtures::seed::ALL {
+        let name = seed.name;
+        let out = dir.path().join(format!("{name}.npz"));
+        ok(&["convert", &format!("fixtures/matrices/seed/{name}.mtx"), "--to", "csr", "-o", out.to_str().unwrap()]);
+        let NpzMatrix::Csr(m) = read_npz::<f64, i32>(&out).unwrap() else { panic!("not csr") };
+        let widen = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+        assert_eq!(widen(m.row_ptr()), seed.csr_row_ptr, "{name}");
+        assert_eq!(widen(m.col_idx()), seed.csr_col, "{name}");
+        assert_eq!(m.values(), seed.csr_val, "{name}");
+        let text = format!(
+            "row_ptr {:?}\ncol     {:?}\nval     {:?}\n",
+            m.row_ptr(),
+            m.col_idx(),
+            m.values()
+        );
+        insta::assert_snapshot!(format!("csr_seed_{name}"), text);
+    }
+}
+
+#[test]
+fn every_real_matrix_matches_scipy() {
+    let Some(py) = python() else { return };
+    let dir = tmp();
+    for m in real_matrices() {
+        let out = dir.path().join("x.npz");
+        let o = st(&["convert", m.to_str().unwrap(), "--to", "csr", "-o", out.to_str().unwrap(), "--force"]);
+        assert!(o.status.success(), "{}: {}", m.display(), stderr(&o));
+        let c = Command::new(&py)
+            .arg(root().join("scripts/scipy_crosscheck.py"))
+            .args(["mtx2csr", m.to_str().unwrap(), out.to_str().unwrap()])
+            .output()
+            .expect("python runs");
+        assert!(c.status.success(), "{}: {}{}", m.display(), stdout(&c), stderr(&c));
+    }
+}
+
+#[test]
+fn spb_python_reader_agrees_with_npz_for_every_format() {
+    let Some(py) = python() else { return };
+    let dir = tmp();
+    let inputs = ["fixtures/matrices/seed/C.mtx", "fixtures/matrices/real/jagmesh7.mtx", "fixtures/matrices/real/lp_ship04l.mtx"];
+    for input in inputs {
+        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+            let spb = dir.path().join(format!("{fmt}.spb"));
+            let npz = dir.path().join(format!("{fmt}.npz"));
+            let mut args = vec!["convert", input, "--to", fmt, "--force", "--allow-fill"];
+            if fmt != "ell" {
+                args.pop();
+            }
+            let mut a = args.clone();
+            a.extend(["-o", spb.to_str().unwrap()]);
+            ok(&a);
+            let mut a = args.clone();
+            a.extend(["-o", npz.to_str().unwrap()]);
+            ok(&a);
+            let c = Command::new(&py)
+                .arg(root().join("scripts/scipy_crosscheck.py"))
+                .args(["spb", spb.to_str().unwrap(), npz.to_str().unwrap()])
+                .output()
+                .expect("python runs");
+            assert!(c.status.success(), "{input} {fmt}: {}{}", stdout(&c), stderr(&c));
+        }
+    }
+}
+
+#[test]
+fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
+    let dir = tmp();
+    for m in real_matrices() {
+        let m = m.to_str().unwrap();
+        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+            let direct = dir.path().join("direct.npz");
+            let spb = dir.path().join("via.spb");
+            let via = dir.path().join("via.npz");
+            let base = ["--to", fmt, "--force", "--allow-fill"];
+            let run = |input: &str, out: &Path, extra: &[&str]| {
+                let mut a = vec!["convert", input];
+                a.extend(extra);
+                a.extend(["-o", out.to_str().unwrap()]);
+                let o = st(&a);
+                assert!(o.status.success(), "{a:?}: {}", stderr(&o));
+            };
+            let base: Vec<&str> = if fmt == "ell" { base.to_vec() } else { base[..3].to_vec() };
+            if fmt == "ell" {
+                // ELL pads every row to the longest: arrow (one row of 46,500) would need
+                // 2.2e9 slots. The refusal must be clear, not a crash.
+                let mut a = vec!["convert", m];
+                a.extend(&base);
+                a.extend(["-o", direct.to_str().unwrap()]);
+                let o = st(&a);
+                if !o.status.success() {
+                    assert_eq!(o.status.code(), Some(1), "{m}: {}", stderr(&o));
+                    assert!(m.contains("arrow"), "{m}: {}", stderr(&o));
+                    continue;
+                }
+            }
+            run(m, &direct, &base);
+            run(m, &spb, &base);
+            run(spb.to_str().unwrap(), &via, &base);
+            assert_eq!(fs::read(&direct).unwrap(), fs::read(&via).unwrap(), "{m} {fmt}");
+        }
+    }
+}
+
+#[test]
+fn spb_info_json_for_each_format() {
+    let dir = tmp();
+    for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+        let spb = dir.path().join(format!("C-{fmt}.spb"));
+        let mut a = vec!["convert", "fixtures/matrices/seed/C.mtx", "--to", fmt, "-o", spb.to_str().unwrap()];
+        if fmt == "hyb" {
+            a.extend(["--hyb-width", "2"]);
+        }
+        if fmt == "sell" {
+            a.extend(["--slice", "2", "--sigma", "4"]);
+        }
+        ok(&a);
+        let out = ok(&["info", spb.to_str().unwrap(), "--json"]);
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["path"] = serde_json::Value::String(format!("C-{fmt}.spb"));
+        insta::assert_json_snapshot!(format!("info_spb_{fmt}"), v);
+    }
+}
+
+#[test]
+fn malformed_corpus_fails_cleanly() {
+    let bad = root().join("fixtures/bad");
+    let mut expected: Vec<(String, String)> = Vec::new();
+    for tsv in ["EXPECTED.tsv", "EXPECTED-spb.tsv"] {
+        for line in fs::read_to_string(bad.join(tsv)).unwrap().lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (f, want) = line.split_once('\t').expect("tab");
+            expected.push((f.to_string(), want.to_string()));
+        }
+    }
+    assert!(expected.len() >= 60, "corpus has {} files", expected.len());
+    let dir = tmp();
+    let mut failures = Vec::new();
+    for (file, want) in &expected {
+        let path = format!("fixtures/bad/{file}");
+        let out = dir.path().join("out.npz");
+        let o = st(&["convert", &path, "--to", "csr", "-o", out.to_str().unwrap()]);
+        let err = stderr(&o);
+        let code = o.status.code();
+        let mut why = Vec::new();
+        if code != Some(1) {
+            why.push(format!("exit {code:?}"));
+        }
+        if err.contains("panicked") {
+            why.push("panicked".into());
+        }
+        if !err.contains(file.as_str()) {
+            why.push("file not named".into());
+        }
+        if !err.contains(want.as_str()) {
+            why.push(format!("no `{want}`"));
+        }
+        let text = file.starts_with("mm-") && !file.ends_with(".gz");
+        let no_line = ["mm-empty.mtx", "mm-binary-garbage.mtx", "mm-git-lfs-pointer.mtx", "mm-nul-byte.mtx"];
+        if text && !no_line.contains(&file.as_str()) && !err.contains(&format!("{file}:")) {
+            why.push("no line number".into());
+        }
+        if out.exists() {
+            why.push("output created".into());
+        }
+        if fs::read_dir(dir.path()).unwrap().count() != 0 {
+            why.push("temporary file left".into());
+        }
+        if !why.is_empty() {
+            failures.push(format!("{file}: {} -- stderr: {}", why.join(", "), err.trim()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), expected.len(), failures.join("\n"));
+}
+
+#[test]
+fn existing_output_is_kept_without_force() {
+    let dir = tmp();
+    let out = dir.path().join("out.npz");
+    fs::write(&out, b"precious").unwrap();
+    let o = st(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "csr", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--force"));
+    assert_eq!(fs::read(&out).unwrap(), b"precious");
+    ok(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "csr", "-o", out.to_str().unwrap(), "--force"]);
+    assert_ne!(fs::read(&out).unwrap(), b"precious");
+}
+
+#[test]
+fn failed_conversion_leaves_directory_unchanged() {
+    let dir = tmp();
+    let out = dir.path().join("out.npz");
+    // Width 1 is smaller than the longest row of B: an error, and nothing written.
+    let o = st(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "ell", "--ell-width", "1", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).to_lowercase().contains("hyb"), "suggests HYB: {}", stderr(&o));
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn full_disk_is_an_error_not_a_truncated_file() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        println!("SKIPPED: no /dev/full on this system");
+        return;
+    }
+    // Writing into a directory we cannot use is the portable way to force a
+    // write error; /dev/full checks the flush path of the writer itself.
+    let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "-o", "/dev/full/y.npy"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+}
+
+#[test]
+fn sigint_during_convert_leaves_no_files() {
+    let dir = tmp();
+    let big = dir.path().join("big.mtx");
+    ok(&["gen", "uniform", "--rows", "300000", "--nnz-per-row", "20", "-o", big.to_str().unwrap()]);
+    let outdir = tmp();
+    let out = outdir.path().join("out.mtx");
+    let child = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+        .args(["convert", big.to_str().unwrap(), "--to", "csr", "-o", out.to_str().unwrap()])
+        .spawn()
+        .expect("spawn");
+    // Wait until the temporary output exists, then interrupt.
+    let start = std::time::Instant::now();
+    while fs::read_dir(outdir.path()).unwrap().count() == 0 && start.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().expect("kill");
+    let status = child.wait_with_output().expect("wait").status;
+    let left: Vec<_> = fs::read_dir(outdir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty() || status.success(), "interrupted run left {left:?}");
+    if !status.success() {
+        assert_eq!(status.code(), Some(130));
+    }
+}
+
+#[test]
+fn gpu_without_device_exits_2() {
+    let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
+    if o.status.success() {
+        println!("a GPU is present: nothing to check");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    let o = st(&["bench", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn cpu_spmv_and_bench_run() {
+    let dir = tmp();
+    let y = dir.path().join("y.npy");
+    ok(&["spmv", "fixtures/matrices/seed/B.mtx", "--format", "sell", "-o", y.to_str().unwrap()]);
+    let bytes = fs::read(&y).unwrap();
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    // B * ones = row sums [8, 17, 10, 6]
+    let vals: Vec<f64> = bytes[bytes.len() - 32..].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(vals, vec![8.0, 17.0, 10.0, 6.0]);
+    let out = ok(&["bench", "fixtures/matrices/real/jagmesh7.mtx", "--device", "cpu", "--reps", "3", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    assert!(results.iter().all(|r| r["ok"] == true), "{out}");
+}
+
+#[test]
+fn analyze_json_and_plot() {
+    let dir = tmp();
+    let png = dir.path().join("p.png");
+    let out = ok(&["analyze", "fixtures/matrices/real/memplus.mtx.gz", "--json", "--plot", png.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in ["nrows", "ncols", "nnz", "empty_rows", "row_length", "histogram", "formats", "recommendation"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(&fs::read(&png).unwrap()[1..4], b"PNG");
+}
+
+#[test]
+fn lenient_reads_the_real_quirk_files() {
+    for (f, nrows, nnz) in [("ca-Erdos992.mtx", 6100, 15030), ("soc-wiki-Vote.mtx", 889, 5828), ("netscience.mtx", 379, 1828)] {
+        let path = format!("fixtures/matrices/quirks/{f}");
+        let o = st(&["analyze", &path, "--json"]);
+        assert_eq!(o.status.code(), Some(1), "{f} must fail without --lenient");
+        assert!(stderr(&o).contains("--lenient"), "{f}: {}", stderr(&o));
+        let o = st(&["analyze", &path, "--json", "--lenient"]);
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        assert!(stderr(&o).contains("warning"), "{f}: recoveries are reported");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["nrows"], nrows, "{f}");
+        assert_eq!(v["nnz"], nnz, "{f}");
+    }
+}
+
+#[test]
+fn gen_is_deterministic_across_thread_counts() {
+    let dir = tmp();
+    let a = dir.path().join("a.spb");
+    let b = dir.path().join("b.spb");
+    for (out, threads) in [(&a, "1"), (&b, "2")] {
+        let o = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+            .args(["gen", "powerlaw", "--rows", "20000", "--nnz-per-row", "8", "--seed", "3", "-o", out.to_str().unwrap()])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(fs::read(&a).unwrap(), fs::read(&b).unwrap());
+}
+
+#[test]
+fn timings_go_to_stderr() {
+    let dir = tmp();
+    let out = dir.path().join("o.npz");
+    let o = st(&["convert", "fixtures/matrices/seed/A.mtx", "--to", "coo", "-o", out.to_str().unwrap(), "--timings"]);
+    assert!(o.status.success());
+    let e = stderr(&o);
+    for phase in ["read:", "convert:", "write:"] {
+        assert!(e.lines().any(|l| l.starts_with(phase) && l.ends_with(" s")), "{e}");
+    }
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn stdin_is_read_as_matrix_market() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+        .args(["info", "-", "--json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&fs::read(root().join("fixtures/matrices/seed/C.mtx")).unwrap()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["nrows"], 4);
+    assert_eq!(v["ncols"], 5);
+}

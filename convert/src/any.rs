@@ -1,0 +1,151 @@
+//! A matrix in any format, and conversion between any two formats.
+
+use std::borrow::Cow;
+
+use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+
+use crate::{par, ConvertError, ConvertParams};
+
+/// A sparse matrix in one of the six formats.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyMatrix<T, I> {
+    /// Coordinate.
+    Coo(Coo<T, I>),
+    /// Compressed sparse row.
+    Csr(Csr<T, I>),
+    /// ELLPACK.
+    Ell(Ell<T, I>),
+    /// Hybrid ELL + COO.
+    Hyb(Hyb<T, I>),
+    /// Jagged diagonal.
+    Jds(Jds<T, I>),
+    /// SELL-C-σ.
+    Sell(Sell<T, I>),
+}
+
+macro_rules! each {
+    ($self:expr, $m:ident => $e:expr) => {
+        match $self {
+            AnyMatrix::Coo($m) => $e,
+            AnyMatrix::Csr($m) => $e,
+            AnyMatrix::Ell($m) => $e,
+            AnyMatrix::Hyb($m) => $e,
+            AnyMatrix::Jds($m) => $e,
+            AnyMatrix::Sell($m) => $e,
+        }
+    };
+}
+
+impl<T: Scalar, I: Index> AnyMatrix<T, I> {
+    /// The format of the matrix.
+    #[must_use]
+    pub fn kind(&self) -> FormatKind {
+        match self {
+            AnyMatrix::Coo(_) => FormatKind::Coo,
+            AnyMatrix::Csr(_) => FormatKind::Csr,
+            AnyMatrix::Ell(_) => FormatKind::Ell,
+            AnyMatrix::Hyb(_) => FormatKind::Hyb,
+            AnyMatrix::Jds(_) => FormatKind::Jds,
+            AnyMatrix::Sell(_) => FormatKind::Sell,
+        }
+    }
+    /// Number of rows.
+    #[must_use]
+    pub fn nrows(&self) -> usize {
+        each!(self, m => m.nrows())
+    }
+    /// Number of columns.
+    #[must_use]
+    pub fn ncols(&self) -> usize {
+        each!(self, m => m.ncols())
+    }
+    /// Number of stored entries (padding excluded; COO duplicates counted).
+    #[must_use]
+    pub fn nnz(&self) -> usize {
+        each!(self, m => m.nnz())
+    }
+    /// `y = A x` with the format's own CPU kernel (parallel, except COO).
+    ///
+    /// # Panics
+    /// If `x.len() != ncols` or `y.len() != nrows`.
+    pub fn spmv(&self, x: &[T], y: &mut [T]) {
+        each!(self, m => m.spmv(x, y))
+    }
+    /// The matrix in CSR (a copy for CSR; duplicates of COO summed).
+    #[must_use]
+    pub fn to_csr(&self) -> Csr<T, I> {
+        self.as_csr().into_owned()
+    }
+    /// The matrix in CSR, consuming it (no copy for CSR).
+    #[must_use]
+    pub fn into_csr(self) -> Csr<T, I> {
+        match self {
+            AnyMatrix::Csr(c) => c,
+            other => other.to_csr(),
+        }
+    }
+    /// The matrix in CSR, borrowed when it already is.
+    #[must_use]
+    pub fn as_csr(&self) -> Cow<'_, Csr<T, I>> {
+        match self {
+            AnyMatrix::Coo(m) => Cow::Owned(par::coo_to_csr(m)),
+            AnyMatrix::Csr(m) => Cow::Borrowed(m),
+            AnyMatrix::Ell(m) => Cow::Owned(par::ell_to_csr(m)),
+            AnyMatrix::Hyb(m) => Cow::Owned(par::hyb_to_csr(m)),
+            AnyMatrix::Jds(m) => Cow::Owned(par::jds_to_csr(m)),
+            AnyMatrix::Sell(m) => Cow::Owned(par::sell_to_csr(m)),
+        }
+    }
+}
+
+/// Converts a CSR matrix to `target` with `params`.
+///
+/// # Errors
+/// The target's parameter errors (see [`par::csr_to_ell`],
+/// [`par::csr_to_hyb`], [`par::csr_to_sell`]).
+pub fn from_csr<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    target: FormatKind,
+    params: &ConvertParams,
+) -> Result<AnyMatrix<T, I>, ConvertError> {
+    Ok(match target {
+        FormatKind::Coo => AnyMatrix::Coo(par::csr_to_coo(a)),
+        FormatKind::Csr => AnyMatrix::Csr(a.clone()),
+        FormatKind::Ell => AnyMatrix::Ell(par::csr_to_ell(a, params.ell_width, params.allow_fill)?),
+        FormatKind::Hyb => AnyMatrix::Hyb(par::csr_to_hyb(a, params.hyb_width)?),
+        FormatKind::Jds => AnyMatrix::Jds(par::csr_to_jds(a)),
+        FormatKind::Sell => AnyMatrix::Sell(par::csr_to_sell(
+            a,
+            params.slice,
+            params.sigma_or_default(),
+        )?),
+    })
+}
+
+/// Converts any matrix to `target`, through CSR (so COO duplicates are
+/// summed and every result is canonical). Parameters that do not concern
+/// `target` are ignored.
+///
+/// # Errors
+/// The target's parameter errors; see [`ConvertError`].
+///
+/// ```
+/// use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+/// use sparsetool_formats::{Coo, FormatKind};
+/// let coo = Coo::<f64, i32>::try_from_parts(2, 2, vec![0, 1, 0], vec![0, 1, 0], vec![1.0, 2.0, 3.0]).unwrap();
+/// let m = convert(&AnyMatrix::Coo(coo), FormatKind::Sell, &ConvertParams::default()).unwrap();
+/// assert_eq!(m.nnz(), 2);
+/// let mut y = vec![0.0; 2];
+/// m.spmv(&[1.0, 1.0], &mut y);
+/// assert_eq!(y, [4.0, 2.0]);
+/// ```
+pub fn convert<T: Scalar, I: Index>(
+    m: &AnyMatrix<T, I>,
+    target: FormatKind,
+    params: &ConvertParams,
+) -> Result<AnyMatrix<T, I>, ConvertError> {
+    if target == FormatKind::Csr {
+        return Ok(AnyMatrix::Csr(m.to_csr()));
+    }
+    from_csr(&m.as_csr(), target, params)
+}

@@ -1,0 +1,6 @@
+//! Integration tests of sparsetool-convert (one test binary).
+
+mod common;
+mod errors;
+mod props;
+mod seeds;

@@ -1,0 +1,376 @@
+//! From parsed entries to the matrix: the 0-based rule, lenient
+//! clean-ups, symmetric expansion and the array layout.
+
+use rayon::prelude::*;
+
+use super::chunk::{parse_with, run, zeroed, Plan};
+use super::error::{LineError, MmErrorKind};
+use super::header::{Header, MmField, MmFormat, MmSymmetry};
+use super::parse::{array_chunk, coord_chunk, is_f32, Cfg};
+use super::{ReadOptions, Warning};
+use crate::{Coo, Index, Scalar};
+
+/// Reads the data section `b` (everything after the size line) of a file
+/// with header `h` into COO. Lenient recoveries push warnings.
+pub(crate) fn read_data<T: Scalar, I: Index>(
+    b: &[u8],
+    h: &Header,
+    opts: &ReadOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<Coo<T, I>, LineError> {
+    for (what, v) in [("nrows", h.nrows), ("ncols", h.ncols)] {
+        if v > I::MAX_USIZE {
+            return Err((
+                Some(h.data_line.saturating_sub(1)),
+                MmErrorKind::IndexOverflow {
+                    what,
+                    value: v as u128,
+                    index: I::NAME,
+                },
+            ));
+        }
+    }
+    let cfg = Cfg {
+        nrows: h.nrows,
+        ncols: h.ncols,
+        field: h.field,
+        symmetry: h.symmetry,
+        lenient: opts.lenient,
+        f32: is_f32::<T>(),
+    };
+    match h.format {
+        MmFormat::Coordinate => read_coordinate(b, h, &cfg, opts, warnings),
+        MmFormat::Array => read_array(b, h, &cfg, opts, warnings),
+    }
+}
+
+fn index_overflow<I: Index>(line: Option<u64>, what: &'static str, v: usize) -> LineError {
+    (
+        line,
+        MmErrorKind::IndexOverflow {
+            what,
+            value: v as u128,
+            index: I::NAME,
+        },
+    )
+}
+
+fn read_coordinate<T: Scalar, I: Index>(
+    b: &[u8],
+    h: &Header,
+    cfg: &Cfg,
+    opts: &ReadOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<Coo<T, I>, LineError> {
+    if h.entries > I::MAX_USIZE {
+        return Err(index_overflow::<I>(Some(h.data_line - 1), "nnz", h.entries));
+    }
+    let (st, (mut rows, mut cols, mut vals)) =
+        parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
+            let n: usize = p.counts.iter().sum();
+            let (mut r, mut c, mut v) = (zeroed::<I>(n), zeroed::<I>(n), zeroed::<T>(n));
+            let (st, full) = run(
+                b,
+                &p.ch,
+                &p.line0,
+                &p.counts,
+                (&mut r[..], &mut c[..], &mut v[..]),
+                |chunk, l0, out| coord_chunk(chunk, l0, cfg, out),
+            )?;
+            Ok((st, full, (r, c, v)))
+        })?;
+
+    // Index 0: invalid, or a 0-based file.
+    if let Some((line, which)) = st.zero {
+        if st.at_dim {
+            return Err((Some(line), MmErrorKind::ZeroIndex { which }));
+        }
+        if !opts.lenient {
+            return Err((Some(line), MmErrorKind::ZeroBased));
+        }
+        warnings.push(Warning {
+            line: Some(line),
+            message: "indices read as 0-based (an index 0 appears and none equals the size)".into(),
+        });
+        let shift = |x: &mut I| *x = I::from_usize_unchecked((x.to_i64() + 1) as usize);
+        rows.par_iter_mut().for_each(shift);
+        cols.par_iter_mut().for_each(shift);
+    }
+    if let Some(line) = st.extra {
+        let what = if h.field == MmField::Pattern {
+            "values in a pattern file ignored"
+        } else {
+            "extra tokens after the values ignored"
+        };
+        warnings.push(Warning {
+            line: Some(line),
+            message: format!("{what} (first here)"),
+        });
+    }
+    if let Some(line) = st.nonfinite {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "NaN or infinite values accepted (first here)".into(),
+        });
+    }
+    if let Some(line) = st.non_integer {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "non-integer values in an integer file read as real (first here)".into(),
+        });
+    }
+    if let Some((line, i, j)) = st.upper {
+        if !opts.lenient {
+            return Err((
+                Some(line),
+                MmErrorKind::NotLowerTriangle {
+                    row: i,
+                    col: j,
+                    symmetry: h.symmetry.keyword(),
+                },
+            ));
+        }
+        dedup_mirrors(
+            &mut rows, &mut cols, &mut vals, h.symmetry, st.n_upper, line, warnings,
+        );
+    }
+    if opts.expand_symmetry && h.symmetry != MmSymmetry::General {
+        expand(&mut rows, &mut cols, &mut vals, h.symmetry)
+            .map_err(|n| index_overflow::<I>(None, "nnz after symmetric expansion", n))?;
+    }
+    debug_assert!(
+        Coo::try_from_parts(h.nrows, h.ncols, rows.clone(), cols.clone(), vals.clone()).is_ok()
+    );
+    // SAFETY: `Coo`'s invariants were established while reading, so a
+    // second validation pass over the arrays is skipped:
+    // - every index was checked while parsing: `1 <= i <= nrows` and
+    //   `1 <= j <= ncols`, stored as `i - 1`, `j - 1`; an index 0 (stored as
+    //   -1) is an error unless no index equals its dimension, in which case
+    //   every index is shifted by one, landing in `0..dim`;
+    // - dropping mirror duplicates only removes entries; mirrors swap row
+    //   and column of a square matrix (non-square symmetric files are
+    //   rejected with the header);
+    // - `nrows`, `ncols` and `nnz` (also after expansion) were checked to
+    //   fit `I`, and the three arrays have the same length.
+    Ok(unsafe { Coo::from_parts_unchecked(h.nrows, h.ncols, rows, cols, vals) })
+}
+
+/// The mirror of a stored value.
+#[inline]
+fn mirror<T: Scalar>(v: T, sym: MmSymmetry) -> T {
+    match sym {
+        MmSymmetry::SkewSymmetric => -v,
+        MmSymmetry::Hermitian => v.conj(),
+        _ => v,
+    }
+}
+
+/// Lenient: a symmetric file stores entries in both triangles. Upper
+/// entries whose mirror is stored are dropped (agreeing) or dropped with a
+/// conflict warning (disagreeing; the lower value wins). Upper entries
+/// without a stored mirror stay (they are expanded like lower ones).
+fn dedup_mirrors<T: Scalar, I: Index>(
+    rows: &mut Vec<I>,
+    cols: &mut Vec<I>,
+    vals: &mut Vec<T>,
+    sym: MmSymmetry,
+    n_upper: usize,
+    first_line: u64,
+    warnings: &mut Vec<Warning>,
+) {
+    use std::collections::HashMap;
+    let n = vals.len();
+    let lower: HashMap<(I, I), usize> = (0..n)
+        .filter(|&k| rows[k] >= cols[k])
+        .map(|k| ((rows[k], cols[k]), k))
+        .collect();
+    let mut keep = vec![true; n];
+    let (mut agree, mut conflict) = (0usize, 0usize);
+    let mut first_conflict = None;
+    for k in 0..n {
+        if rows[k] < cols[k] {
+            if let Some(&m) = lower.get(&(cols[k], rows[k])) {
+                keep[k] = false;
+                if mirror(vals[m], sym) == vals[k] {
+                    agree += 1;
+                } else {
+                    conflict += 1;
+                    first_conflict = first_conflict.or(Some((rows[k], cols[k])));
+                }
+            }
+        }
+    }
+    let mut w = 0;
+    for k in 0..n {
+        if keep[k] {
+            rows[w] = rows[k];
+            cols[w] = cols[k];
+            vals[w] = vals[k];
+            w += 1;
+        }
+    }
+    rows.truncate(w);
+    cols.truncate(w);
+    vals.truncate(w);
+    warnings.push(Warning {
+        line: Some(first_line),
+        message: format!(
+            "{n_upper} entries above the diagonal in a {sym} file: {agree} duplicate mirrors dropped, {} kept as stored",
+            n_upper - agree - conflict
+        ),
+    });
+    if let Some((i, j)) = first_conflict {
+        warnings.push(Warning {
+            line: None,
+            message: format!(
+                "{conflict} entries above the diagonal disagree with their mirror (first: ({},{})); kept the lower-triangle values",
+                i.to_i64() + 1,
+                j.to_i64() + 1
+            ),
+        });
+    }
+}
+
+/// Appends the mirror of every off-diagonal entry, in parallel. Errors
+/// with the new count if it does not fit `I`.
+fn expand<T: Scalar, I: Index>(
+    rows: &mut Vec<I>,
+    cols: &mut Vec<I>,
+    vals: &mut Vec<T>,
+    sym: MmSymmetry,
+) -> Result<(), usize> {
+    const BLOCK: usize = 1 << 16;
+    let n = vals.len();
+    let counts: Vec<usize> = rows
+        .par_chunks(BLOCK)
+        .zip(cols.par_chunks(BLOCK))
+        .map(|(r, c)| r.iter().zip(c).filter(|(a, b)| a != b).count())
+        .collect();
+    let d: usize = counts.iter().sum();
+    let total = n.checked_add(d).ok_or(usize::MAX)?;
+    if total > I::MAX_USIZE {
+        return Err(total);
+    }
+    rows.resize(total, I::default());
+    cols.resize(total, I::default());
+    vals.resize(total, T::zero());
+    let (sr, mut dr) = rows.split_at_mut(n);
+    let (sc, mut dc) = cols.split_at_mut(n);
+    let (sv, mut dv) = vals.split_at_mut(n);
+    let mut parts = Vec::with_capacity(counts.len());
+    for (k, &m) in counts.iter().enumerate() {
+        let (a, r) = dr.split_at_mut(m);
+        let (b, c) = dc.split_at_mut(m);
+        let (v, w) = dv.split_at_mut(m);
+        parts.push((k, a, b, v));
+        (dr, dc, dv) = (r, c, w);
+    }
+    parts.into_par_iter().for_each(|(k, a, b, v)| {
+        let s = k * BLOCK;
+        let e = (s + BLOCK).min(n);
+        let mut o = 0;
+        for t in s..e {
+            if sr[t] != sc[t] {
+                a[o] = sc[t];
+                b[o] = sr[t];
+                v[o] = mirror(sv[t], sym);
+                o += 1;
+            }
+        }
+    });
+    Ok(())
+}
+
+fn read_array<T: Scalar, I: Index>(
+    b: &[u8],
+    h: &Header,
+    cfg: &Cfg,
+    opts: &ReadOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<Coo<T, I>, LineError> {
+    let (st, dense) = parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
+        let n: usize = p.counts.iter().sum();
+        let mut v = zeroed::<T>(n);
+        let (st, full) = run(
+            b,
+            &p.ch,
+            &p.line0,
+            &p.counts,
+            &mut v[..],
+            |chunk, l0, out| array_chunk(chunk, l0, cfg, out),
+        )?;
+        Ok((st, full, v))
+    })?;
+    if let Some(line) = st.extra {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "extra tokens after the values ignored (first here)".into(),
+        });
+    }
+    if let Some(line) = st.nonfinite {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "NaN or infinite values accepted (first here)".into(),
+        });
+    }
+    if let Some(line) = st.non_integer {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "non-integer values in an integer file read as real (first here)".into(),
+        });
+    }
+    let (m, n) = (h.nrows, h.ncols);
+    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    let mut k = 0;
+    let expand = opts.expand_symmetry;
+    for j in 0..n {
+        let i0 = match h.symmetry {
+            MmSymmetry::General => 0,
+            MmSymmetry::Symmetric | MmSymmetry::Hermitian => j,
+            MmSymmetry::SkewSymmetric => j + 1,
+        };
+        for i in i0..m {
+            let v = dense[k];
+            k += 1;
+            if v == T::zero() {
+                continue;
+            }
+            rows.push(I::from_usize_unchecked(i));
+            cols.push(I::from_usize_unchecked(j));
+            vals.push(v);
+            if expand && i != j && h.symmetry != MmSymmetry::General {
+                rows.push(I::from_usize_unchecked(j));
+                cols.push(I::from_usize_unchecked(i));
+                vals.push(mirror(v, h.symmetry));
+            }
+        }
+    }
+    if vals.len() > I::MAX_USIZE {
+        return Err(index_overflow::<I>(None, "nnz", vals.len()));
+    }
+    Coo::try_from_parts(m, n, rows, cols, vals).map_err(|e| (None, e.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expand_and_dedup() {
+        let (mut r, mut c, mut v) = (vec![0i32, 2, 1], vec![0i32, 0, 1], vec![1.0f64, 2.0, 3.0]);
+        expand(&mut r, &mut c, &mut v, MmSymmetry::SkewSymmetric).unwrap();
+        assert_eq!(
+            (r, c, v),
+            (
+                vec![0, 2, 1, 0],
+                vec![0, 0, 1, 2],
+                vec![1.0, 2.0, 3.0, -2.0]
+            )
+        );
+        let (mut r, mut c, mut v) = (vec![1i64, 0, 0], vec![0i64, 1, 2], vec![5.0f64, 5.0, 1.0]);
+        let mut w = Vec::new();
+        dedup_mirrors(&mut r, &mut c, &mut v, MmSymmetry::Symmetric, 2, 4, &mut w);
+        assert_eq!((r, c, v), (vec![1, 0], vec![0, 2], vec![5.0, 1.0]));
+        assert_eq!(w.len(), 1);
+    }
+}

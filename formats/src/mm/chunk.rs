@@ -1,0 +1,316 @@
+//! Parallel driver of the data section: chunks, line counts, output
+//! offsets, and the fallback to exact counts.
+//!
+//! How (one pass over the bytes in the common case):
+//! 1. the data region is split into newline-aligned chunks of a few MB;
+//! 2. newlines are counted per chunk in parallel (`bytecount`) and
+//!    prefix-summed: that gives every chunk its first line number and, when
+//!    the file has exactly one line per declared entry (no blank or comment
+//!    lines in the data), its offset in the output;
+//! 3. the output arrays are allocated once, split into disjoint slices, and
+//!    each chunk is parsed by one rayon task directly into its slice
+//!    (hand-written integer parsing, `fast-float2` for values, no per-line
+//!    allocation);
+//! 4. if a chunk met a blank or comment line (so the line count overstated
+//!    its entries) or the line total differs from the declared count, a
+//!    counting pass finds the exact entries per chunk and the parse reruns
+//!    with exact offsets. The same pass finds data beyond the declared
+//!    entries (an error, or the cut-off point in lenient mode).
+
+use rayon::prelude::*;
+
+use super::error::{snippet, LineError, MmErrorKind};
+use super::header::{Header, MmFormat};
+use super::parse::{data_start, next_line, Stats};
+use super::Warning;
+
+/// Target chunk size in bytes.
+const CHUNK: usize = 2 << 20;
+
+/// Newline-aligned chunk boundaries of `b`.
+fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(b.len() / CHUNK + 1);
+    let mut s = 0;
+    while s < b.len() {
+        let t = s + CHUNK;
+        let e = if t >= b.len() {
+            b.len()
+        } else {
+            next_line(b, t)
+        };
+        out.push((s, e));
+        s = e;
+    }
+    out
+}
+
+/// Lines in a chunk (a last line without newline counts).
+fn line_count(c: &[u8]) -> usize {
+    let n = bytecount::count(c, b'\n');
+    n + usize::from(c.last().is_some_and(|&x| x != b'\n'))
+}
+
+/// Data lines in a chunk.
+fn data_line_count(c: &[u8]) -> usize {
+    let mut p = 0;
+    let mut n = 0;
+    while p < c.len() {
+        n += usize::from(data_start(c, p).is_some());
+        p = next_line(c, p);
+    }
+    n
+}
+
+/// Outputs that can be split into disjoint parts for the chunks.
+pub(super) trait SplitOut: Sized + Send {
+    fn split(self, at: usize) -> (Self, Self);
+}
+
+impl<T: Send> SplitOut for &mut [T] {
+    fn split(self, at: usize) -> (Self, Self) {
+        self.split_at_mut(at)
+    }
+}
+
+impl<A: Send, B: Send, C: Send> SplitOut for (&mut [A], &mut [B], &mut [C]) {
+    fn split(self, at: usize) -> (Self, Self) {
+        let (a0, a1) = self.0.split_at_mut(at);
+        let (b0, b1) = self.1.split_at_mut(at);
+        let (c0, c1) = self.2.split_at_mut(at);
+        ((a0, b0, c0), (a1, b1, c1))
+    }
+}
+
+/// Runs `f` on every chunk with its slice of the output (sizes `counts`).
+/// Returns the merged stats and whether every chunk filled its slice; the
+/// first error in file order wins.
+pub(super) fn run<O, F>(
+    b: &[u8],
+    ch: &[(usize, usize)],
+    line0: &[u64],
+    counts: &[usize],
+    out: O,
+    f: F,
+) -> Result<(Stats, bool), LineError>
+where
+    O: SplitOut,
+    F: Fn(&[u8], u64, O) -> Result<Stats, LineError> + Sync,
+{
+    let mut parts = Vec::with_capacity(ch.len());
+    let mut rest = out;
+    for (k, &n) in counts.iter().enumerate() {
+        let (a, r) = rest.split(n);
+        parts.push((k, a));
+        rest = r;
+    }
+    let results: Vec<Result<Stats, LineError>> = parts
+        .into_par_iter()
+        .map(|(k, o)| {
+            let (s, e) = ch[k];
+            f(&b[s..e], line0[k], o)
+        })
+        .collect();
+    let mut total = Stats::default();
+    let mut full = true;
+    for (k, r) in results.into_iter().enumerate() {
+        let s = r?;
+        full &= s.written == counts[k];
+        total.merge(s);
+    }
+    Ok((total, full))
+}
+
+/// Minimum bytes per entry line (without the last newline).
+fn min_line_bytes(h: &Header) -> usize {
+    let idx = if h.format == MmFormat::Coordinate {
+        4
+    } else {
+        0
+    };
+    idx + 2 * h.values_per_line()
+}
+
+/// Where the data of a file is and how it is laid out in chunks.
+pub(super) struct Plan {
+    pub(super) ch: Vec<(usize, usize)>,
+    pub(super) line0: Vec<u64>,
+    pub(super) counts: Vec<usize>,
+}
+
+/// Exact plan: counts data lines, handles data beyond the declared entries
+/// (error, or cut in lenient mode) and too few entries.
+fn exact_plan(
+    b: &[u8],
+    h: &Header,
+    lenient: bool,
+    ch: Vec<(usize, usize)>,
+    lines: &[usize],
+    warnings: &mut Vec<Warning>,
+) -> Result<Plan, LineError> {
+    let data: Vec<usize> = ch
+        .par_iter()
+        .map(|&(s, e)| data_line_count(&b[s..e]))
+        .collect();
+    let total: usize = data.iter().sum();
+    let mut line0 = Vec::with_capacity(ch.len());
+    let mut l = h.data_line;
+    for &n in lines {
+        line0.push(l);
+        l += n as u64;
+    }
+    if total < h.entries {
+        return Err((
+            Some(l),
+            MmErrorKind::TooFewEntries {
+                declared: h.entries,
+                found: total,
+            },
+        ));
+    }
+    let mut ch = ch;
+    let mut counts = data;
+    if total > h.entries {
+        // Find the first data line beyond the declared entries.
+        let mut before = 0;
+        let mut k = 0;
+        while before + counts[k] <= h.entries {
+            before += counts[k];
+            k += 1;
+        }
+        let (s, e) = ch[k];
+        let c = &b[s..e];
+        let (mut p, mut line, mut seen) = (0, line0[k], before);
+        while p < c.len() {
+            if data_start(c, p).is_some() {
+                if seen == h.entries {
+                    break;
+                }
+                seen += 1;
+            }
+            p = next_line(c, p);
+            line += 1;
+        }
+        let found = snippet(&c[p..next_line(c, p)]);
+        if !lenient {
+            return Err((
+                Some(line),
+                MmErrorKind::TooManyEntries {
+                    declared: h.entries,
+                    found,
+                },
+            ));
+        }
+        warnings.push(Warning {
+            line: Some(line),
+            message: format!(
+                "ignored everything from this line on (`{found}`): the {} declared entries end before it",
+                h.entries
+            ),
+        });
+        ch.truncate(k + 1);
+        ch[k].1 = s + p;
+        counts.truncate(k + 1);
+        counts[k] = h.entries - before;
+        line0.truncate(k + 1);
+    }
+    Ok(Plan { ch, line0, counts })
+}
+
+/// Counts lines per chunk and decides the layout. Returns the plan and
+/// whether it is exact (counted data lines) or optimistic (one entry per
+/// line, to be verified).
+fn plan(
+    b: &[u8],
+    h: &Header,
+    lenient: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Plan, bool), LineError> {
+    let ch = chunks(b);
+    let lines: Vec<usize> = ch.par_iter().map(|&(s, e)| line_count(&b[s..e])).collect();
+    let total: usize = lines.iter().sum();
+    if total < h.entries {
+        // Refuse before allocating or counting further: each entry needs a
+        // few bytes, and the declared count does not fit the file.
+        let min = min_line_bytes(h).max(1);
+        let max = (b.len() + 1) / min;
+        if h.entries > max {
+            return Err((
+                Some(h.data_line.saturating_sub(1)),
+                MmErrorKind::DeclaredTooLarge {
+                    what: "entries",
+                    declared: h.entries as u128,
+                    available: b.len(),
+                    max,
+                },
+            ));
+        }
+    }
+    if total == h.entries {
+        let mut line0 = Vec::with_capacity(ch.len());
+        let mut l = h.data_line;
+        for &n in &lines {
+            line0.push(l);
+            l += n as u64;
+        }
+        return Ok((
+            Plan {
+                ch,
+                line0,
+                counts: lines,
+            },
+            false,
+        ));
+    }
+    Ok((exact_plan(b, h, lenient, ch, &lines, warnings)?, true))
+}
+
+/// Runs `attempt` over the plan, falling back to an exact plan if the
+/// optimistic one met blank or comment lines.
+pub(super) fn parse_with<R>(
+    b: &[u8],
+    h: &Header,
+    lenient: bool,
+    warnings: &mut Vec<Warning>,
+    mut attempt: impl FnMut(&Plan) -> Result<(Stats, bool, R), LineError>,
+) -> Result<(Stats, R), LineError> {
+    let (p, exact) = plan(b, h, lenient, warnings)?;
+    let (st, full, r) = attempt(&p)?;
+    if full || exact {
+        return Ok((st, r));
+    }
+    drop(r);
+    let lines: Vec<usize> =
+        p.ch.par_iter()
+            .map(|&(s, e)| line_count(&b[s..e]))
+            .collect();
+    let p = exact_plan(b, h, lenient, p.ch, &lines, warnings)?;
+    let (st, _, r) = attempt(&p)?;
+    Ok((st, r))
+}
+
+/// Zero-filled vector (calloc'd for the primitive types: pages are touched
+/// only when written).
+pub(super) fn zeroed<T: bytemuck::Zeroable + Clone>(n: usize) -> Vec<T> {
+    bytemuck::zeroed_vec(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunking_and_counts() {
+        assert_eq!(line_count(b"a\nb\nc"), 3);
+        assert_eq!(line_count(b"a\nb\n"), 2);
+        assert_eq!(data_line_count(b"1 1\n% c\n\n  \r\n2 2"), 2);
+        let big: Vec<u8> = b"12345 67890 1.25\n".repeat(300_000);
+        let ch = chunks(&big);
+        assert!(ch.len() > 1);
+        assert_eq!(ch[0].0, 0);
+        assert_eq!(ch.last().map(|c| c.1), Some(big.len()));
+        for w in ch.windows(2) {
+            assert_eq!(w[0].1, w[1].0);
+            assert_eq!(big[w[0].1 - 1], b'\n');
+        }
+    }
+}

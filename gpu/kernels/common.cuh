@@ -1,0 +1,56 @@
+// common.cuh -- prepended by the Rust side to every kernel source before NVRTC
+// compiles it (NVRTC cannot see the crate's folders at run time).
+//
+// Conventions for every kernel in gpu/kernels/:
+// - indices are 32-bit signed (`int`); the padding sentinel is -1;
+// - thread and entry counters are 64-bit (`long long`) so that a grid larger
+//   than 2^31 threads cannot overflow;
+// - read-only arrays are `const T* __restrict__` and loaded with __ldg, so they
+//   go through the read-only (texture) path and never alias `y`;
+// - kernel symbols are `extern "C"` and named spmv_<format>_<f32|f64>[_<variant>].
+
+typedef long long i64;
+
+// Every kernel is launched with 256-thread blocks (plan::BLOCK) and asks for 8
+// resident blocks per multiprocessor: a cap of 32 registers, full occupancy
+// (2048 threads), which memory-bound SpMV needs to keep loads in flight.
+#define SPMV_BOUNDS __launch_bounds__(256, 8)
+
+// Global id of the calling thread (64-bit).
+__device__ __forceinline__ i64 global_thread_id() {
+    return (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;
+}
+
+// Read-only load through the non-coherent cache.
+template <typename T>
+__device__ __forceinline__ T ld(const T* __restrict__ p) {
+    return __ldg(p);
+}
+
+// Sum of `v` over the `LANES` consecutive lanes of a sub-warp (LANES a power of
+// two, 1..32); every lane of the sub-warp gets the sum.
+template <int LANES, typename T>
+__device__ __forceinline__ T subwarp_sum(T v) {
+#pragma unroll
+    for (int off = LANES / 2; off > 0; off /= 2) {
+        v += __shfl_xor_sync(0xffffffffu, v, off, LANES);
+    }
+    return v;
+}
+
+// Inclusive segmented scan over a full warp: lanes holding the same `key`
+// (keys are non-decreasing across lanes, as for row-sorted entries) are summed;
+// lane i ends with the sum of lanes j <= i that share its key.
+template <typename T>
+__device__ __forceinline__ T warp_segmented_scan(int key, T v) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int off = 1; off < 32; off *= 2) {
+        T other = __shfl_up_sync(0xffffffffu, v, off);
+        int other_key = __shfl_up_sync(0xffffffffu, key, off);
+        if (lane >= off && other_key == key) {
+            v += other;
+        }
+    }
+    return v;
+}

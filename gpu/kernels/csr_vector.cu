@@ -1,0 +1,57 @@
+// csr_vector.cu -- CSR SpMV with a sub-warp of LANES lanes per row
+// (Bell & Garland's "vector" kernel, generalised from a full warp to 2..32
+// lanes). The host picks LANES from the mean row length (plan.rs), so short
+// rows do not leave most of a warp idle. Lane l of a row sums entries
+// l, l + LANES, ... (coalesced across the sub-warp), then the sub-warp reduces
+// with shuffles. Rows past the end still run the shuffles (with zeros) so every
+// lane named in the full mask takes part.
+
+template <int LANES, typename T>
+__device__ void csr_vector(int nrows, const int* __restrict__ row_ptr,
+                           const int* __restrict__ col_idx,
+                           const T* __restrict__ vals, const T* __restrict__ x,
+                           T* __restrict__ y) {
+    const i64 tid = global_thread_id();
+    const i64 row = tid / LANES;
+    const int lane = (int)(tid & (LANES - 1));
+    const bool active = row < nrows;
+    T sum = T(0);
+    if (active) {
+        const int start = ld(row_ptr + row);
+        const int end = ld(row_ptr + row + 1);
+        // two independent accumulators keep two loads in flight per lane
+        T sum2 = T(0);
+        int k = start + lane;
+        for (; k + LANES < end; k += 2 * LANES) {
+            sum += ld(vals + k) * ld(x + ld(col_idx + k));
+            sum2 += ld(vals + k + LANES) * ld(x + ld(col_idx + k + LANES));
+        }
+        if (k < end) {
+            sum += ld(vals + k) * ld(x + ld(col_idx + k));
+        }
+        sum += sum2;
+    }
+    sum = subwarp_sum<LANES>(sum);
+    if (active && lane == 0) {
+        y[row] = sum;
+    }
+}
+
+#define CSR_VECTOR(L)                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f32_l##L(int nrows, const int* row_ptr,         \
+                                                        const int* col_idx, const float* vals, \
+                                                        const float* x, float* y) {            \
+        csr_vector<L, float>(nrows, row_ptr, col_idx, vals, x, y);                             \
+    }                                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f64_l##L(int nrows, const int* row_ptr,         \
+                                                        const int* col_idx,                    \
+                                                        const double* vals, const double* x,   \
+                                                        double* y) {                           \
+        csr_vector<L, double>(nrows, row_ptr, col_idx, vals, x, y);                            \
+    }
+
+CSR_VECTOR(2)
+CSR_VECTOR(4)
+CSR_VECTOR(8)
+CSR_VECTOR(16)
+CSR_VECTOR(32)

@@ -1,0 +1,621 @@
+//! The benchmark behind `sparsetool bench --device gpu`.
+//!
+//! Method (the project's METHOD.md): every module compiled and every
+//! descriptor and buffer created before timing; `x` random in [-1, 1) (never
+//! ones or zeros); warm-up launches; `y` poisoned with NaN before each checked
+//! run, checked against an f64 CPU reference before and after the timed runs
+//! (the larger error is reported, so a race that moves the error shows);
+//! `reps` launches timed back to back on one stream with a CUDA event between
+//! consecutive launches (no host gap inside an interval), median and minimum
+//! reported; the device-to-device copy bandwidth measured in the same run.
+
+use std::collections::BTreeSet;
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::CudaEvent;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sparsetool_convert::HybWidth;
+use sparsetool_formats::{Csr, FormatKind, Index, Scalar, Sell};
+
+use crate::context::GpuContext;
+use crate::cusparse::{self, CusparseAlg, Handle};
+use crate::device_matrix::{
+    upload_csr, upload_csr_as_coo, upload_ell, upload_jds, upload_sell, upload_sliced_ell,
+    upload_vals, DevVals, DeviceMatrix,
+};
+use crate::kernels::DType;
+use crate::launch::{self, GpuKernel};
+use crate::layout::{narrow_indices, sliced_ell_from_csr};
+use crate::plan::{self, Traffic, BYTES_MODEL};
+use crate::reference::{rel_error, spmv_ref, tolerance};
+use crate::spmv::{download, nan};
+use crate::GpuError;
+
+/// What to benchmark and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchOptions {
+    /// Timed launches per kernel (at least 1; 20 or more for the median to
+    /// mean something).
+    pub reps: usize,
+    /// Untimed launches before the checked and timed runs.
+    pub warmup: usize,
+    /// Formats to convert to and run (every kernel of each, see
+    /// [`GpuKernel::for_format`]).
+    pub formats: Vec<FormatKind>,
+    /// Also time cuSPARSE: CSR ALG1/ALG2 with `csr`, COO ALG1/ALG2 with
+    /// `coo`, sliced ELL with `sell`.
+    pub include_cusparse: bool,
+    /// Seed of the random `x`.
+    pub seed: u64,
+    /// SELL slice height C.
+    pub sell_slice: usize,
+    /// SELL sorting window sigma (`None`: the format's default, 32 * C).
+    pub sell_sigma: Option<usize>,
+    /// Slice size of cuSPARSE's sliced ELL.
+    pub cusparse_slice: usize,
+    /// HYB ELL width.
+    pub hyb_width: HybWidth,
+    /// ELL is skipped when its padded arrays would exceed this many bytes.
+    pub ell_max_bytes: u64,
+    /// Bytes of each buffer of the device-to-device copy measurement.
+    pub copy_bytes: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            reps: 20,
+            warmup: 3,
+            formats: FormatKind::ALL.to_vec(),
+            include_cusparse: true,
+            seed: 0x5eed,
+            sell_slice: Sell::<f64, i32>::DEFAULT_SLICE_HEIGHT,
+            sell_sigma: None,
+            cusparse_slice: 32,
+            hyb_width: HybWidth::Auto,
+            ell_max_bytes: 16 << 30,
+            copy_bytes: 1 << 30,
+        }
+    }
+}
+
+/// Shape of the benchmarked matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixInfo {
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Stored entries.
+    pub nnz: usize,
+    /// Longest row.
+    pub max_row_len: usize,
+}
+
+/// One timed kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelResult {
+    /// Kernel name (`csr-vector`, `sell`, `cusparse-csr-alg2`, ...).
+    pub kernel: String,
+    /// Format it reads.
+    pub format: String,
+    /// True for cuSPARSE.
+    pub baseline: bool,
+    /// Launch and format parameters.
+    pub params: Map<String, Value>,
+    /// Median time of one SpMV, milliseconds.
+    pub median_ms: f64,
+    /// Fastest time, milliseconds.
+    pub min_ms: f64,
+    /// GB/s under the minimum-bytes model (see `bytes_model`), at the median.
+    pub gbps: f64,
+    /// 2 nnz / median time, in GFLOP/s.
+    pub gflops: f64,
+    /// Bytes counted by the model.
+    pub bytes: u64,
+    /// `||y - y_ref|| / ||y_ref||`, the worse of the checks before and after timing.
+    pub rel_error: f64,
+    /// Error within the tolerance.
+    pub ok: bool,
+}
+
+/// A kernel that was not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// Kernel name.
+    pub kernel: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The result of [`bench()`]; its JSON is `sparsetool bench --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchReport {
+    /// Device name.
+    pub device: String,
+    /// Driver version.
+    pub driver: String,
+    /// Compute capability, e.g. `9.0`.
+    pub compute_capability: String,
+    /// Value type.
+    pub dtype: String,
+    /// Device-to-device copy bandwidth, bytes read + written, GB/s.
+    pub copy_gbps: f64,
+    /// The matrix.
+    pub matrix: MatrixInfo,
+    /// What `gbps` counts.
+    pub bytes_model: String,
+    /// Tolerance on `rel_error` (see `reference::tolerance`).
+    pub tolerance: f64,
+    /// Timed launches per kernel.
+    pub reps: usize,
+    /// One entry per kernel.
+    pub results: Vec<KernelResult>,
+    /// Kernels not run.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Something that runs `y = A x` into a device vector it can hand out.
+trait Runner {
+    fn run(&mut self, ctx: &GpuContext) -> Result<(), GpuError>;
+    fn y(&mut self) -> &mut DevVals;
+}
+
+struct Ours<'a> {
+    p: launch::Prepared<'a>,
+    x: &'a DevVals,
+    y: DevVals,
+}
+
+impl Runner for Ours<'_> {
+    fn run(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
+        self.p.enqueue(ctx.stream(), self.x, &mut self.y)
+    }
+    fn y(&mut self) -> &mut DevVals {
+        &mut self.y
+    }
+}
+
+impl Runner for cusparse::Prepared<'_> {
+    fn run(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
+        self.enqueue(ctx)
+    }
+    fn y(&mut self) -> &mut DevVals {
+        &mut self.y_out
+    }
+}
+
+/// Random `x` in [-1, 1) (splitmix64), the same for a seed on any machine.
+#[must_use]
+pub(crate) fn random_x<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let u = (z >> 11) as f64 / (1u64 << 53) as f64;
+            T::from_parts(2.0 * u - 1.0, 0.0)
+        })
+        .collect()
+}
+
+/// Times `reps` back-to-back runs, one event between consecutive runs.
+fn time_reps(
+    ctx: &GpuContext,
+    reps: usize,
+    mut run: impl FnMut() -> Result<(), GpuError>,
+) -> Result<Vec<f64>, GpuError> {
+    let reps = reps.max(1);
+    let events: Vec<CudaEvent> = (0..=reps)
+        .map(|_| ctx.cuda().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)))
+        .collect::<Result<_, _>>()?;
+    events[0].record(ctx.stream())?;
+    for e in &events[1..] {
+        run()?;
+        e.record(ctx.stream())?;
+    }
+    ctx.synchronize()?;
+    events
+        .windows(2)
+        .map(|w| Ok(f64::from(w[0].elapsed_ms(&w[1])?)))
+        .collect()
+}
+
+/// Poisons `y`, runs once, and returns the relative error.
+fn checked_run<T: Scalar, R: Runner>(
+    ctx: &GpuContext,
+    r: &mut R,
+    y_ref: &[f64],
+) -> Result<f64, GpuError> {
+    let poison = vec![nan::<T>(); y_ref.len()];
+    let y = r.y();
+    if y.len > 0 {
+        ctx.stream()
+            .memcpy_htod(bytemuck::cast_slice::<T, u8>(&poison), &mut y.buf)?;
+    }
+    r.run(ctx)?;
+    ctx.synchronize()?;
+    let out: Vec<T> = download(ctx, r.y())?;
+    Ok(rel_error(&out, y_ref))
+}
+
+struct Check<'a> {
+    y_ref: &'a [f64],
+    tol: f64,
+    nnz: usize,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure<T: Scalar, R: Runner>(
+    ctx: &GpuContext,
+    opts: &BenchOptions,
+    r: &mut R,
+    name: &str,
+    format: FormatKind,
+    baseline: bool,
+    params: Map<String, Value>,
+    traffic: Traffic,
+    chk: &Check<'_>,
+) -> Result<KernelResult, GpuError> {
+    for _ in 0..opts.warmup {
+        r.run(ctx)?;
+    }
+    ctx.synchronize()?;
+    let e1 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
+    let times = time_reps(ctx, opts.reps, || r.run(ctx))?;
+    let e2 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
+    let rel = if e1.is_nan() || e2.is_nan() {
+        f64::INFINITY
+    } else {
+        e1.max(e2)
+    };
+    let (median_ms, min_ms) = plan::median_min(&times).unwrap_or((0.0, 0.0));
+    Ok(KernelResult {
+        kernel: name.to_string(),
+        format: format.name().to_string(),
+        baseline,
+        params,
+        median_ms,
+        min_ms,
+        gbps: traffic.gbps(median_ms),
+        gflops: plan::gflops(chk.nnz, median_ms),
+        bytes: traffic.total(),
+        rel_error: rel,
+        ok: rel <= chk.tol,
+    })
+}
+
+/// Device-to-device copy bandwidth (bytes read + written), GB/s, median of
+/// `reps` copies of `bytes` bytes.
+fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64, GpuError> {
+    let bytes = bytes.max(1 << 20);
+    let stream = ctx.stream();
+    let src = stream.alloc_zeros::<u8>(bytes)?;
+    let mut dst = stream.alloc_zeros::<u8>(bytes)?;
+    for _ in 0..2 {
+        stream.memcpy_dtod(&src, &mut dst)?;
+    }
+    ctx.synchronize()?;
+    let times = time_reps(ctx, reps.max(5), || Ok(stream.memcpy_dtod(&src, &mut dst)?))?;
+    let (median, _) = plan::median_min(&times).unwrap_or((0.0, 0.0));
+    Ok(if median > 0.0 {
+        2.0 * bytes as f64 / (median * 1e-3) / 1e9
+    } else {
+        0.0
+    })
+}
+
+/// Our kernels for a format, with report names: every kernel of the format,
+/// plus the CSR vector kernel at half and twice the planned lanes (named
+/// `csr-vector-l<lanes>`), since the best sub-warp width is a guess.
+fn kernels_for(kind: FormatKind, nrows: usize, nnz: usize) -> Vec<(GpuKernel, String)> {
+    let mut v: Vec<(GpuKernel, String)> = GpuKernel::for_format(kind)
+        .into_iter()
+        .map(|k| (k, k.name().to_string()))
+        .collect();
+    if kind == FormatKind::Csr {
+        let lanes = plan::csr_vector_lanes(nrows, nnz);
+        for l in [lanes / 2, lanes * 2] {
+            if plan::CSR_VECTOR_LANES.contains(&l) {
+                v.push((GpuKernel::CsrVector(Some(l)), format!("csr-vector-l{l}")));
+            }
+        }
+    }
+    v
+}
+
+fn convert_err(format: &'static str, e: impl std::fmt::Display) -> GpuError {
+    GpuError::Convert {
+        format,
+        message: e.to_string(),
+    }
+}
+
+/// Benchmarks every kernel of every requested format, and the cuSPARSE
+/// baselines, on `a` (converted on the CPU to each format, uploaded once per
+/// format, freed before the next).
+///
+/// # Errors
+/// [`GpuError::Unsupported`] for complex values, [`GpuError::IndexOverflow`]
+/// for matrices beyond 32-bit indices, conversion errors other than ELL's
+/// fill guard (ELL is then listed in `skipped`), and driver, compile or
+/// cuSPARSE errors. A kernel whose result is wrong is reported with
+/// `ok: false`, not as an error.
+pub fn bench<T: Scalar, I: Index>(
+    ctx: &GpuContext,
+    a: &Csr<T, I>,
+    opts: &BenchOptions,
+) -> Result<BenchReport, GpuError> {
+    let dtype = DType::of::<T>("csr")?;
+    ctx.load_all()?;
+    let copy_gbps = copy_bandwidth(ctx, opts.copy_bytes, opts.reps)?;
+    let (nrows, ncols, nnz) = (a.nrows(), a.ncols(), a.nnz());
+    let max_row_len = a.max_row_len();
+    let x: Vec<T> = random_x(ncols, opts.seed);
+    let y_ref = spmv_ref(a, &x);
+    let tol = tolerance(dtype, max_row_len);
+    let chk = Check {
+        y_ref: &y_ref,
+        tol,
+        nnz,
+    };
+    let stream = ctx.stream();
+    let xd = upload_vals(stream, &x)?;
+    let handle = if opts.include_cusparse && nnz > 0 {
+        Some(Handle::new(ctx)?)
+    } else {
+        None
+    };
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen = BTreeSet::new();
+    let new_y = || upload_vals(stream, &vec![nan::<T>(); nrows]);
+
+    for &kind in &opts.formats {
+        if !seen.insert(kind) {
+            continue;
+        }
+        let m = match kind {
+            FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a)?),
+            FormatKind::Coo => DeviceMatrix::Coo(upload_csr_as_coo(stream, a)?),
+            FormatKind::Ell => {
+                let slots = nrows as u64 * max_row_len as u64;
+                let bytes = slots * (4 + dtype.size() as u64);
+                if bytes > opts.ell_max_bytes || slots > i32::MAX as u64 {
+                    skipped.push(Skipped {
+                        kernel: "ell".into(),
+                        reason: format!(
+                            "ELL would store {slots} slots ({:.1}x the {nnz} entries, {bytes} bytes)",
+                            slots as f64 / nnz.max(1) as f64
+                        ),
+                    });
+                    continue;
+                }
+                let e = sparsetool_convert::csr_to_ell(a, None, true)
+                    .map_err(|e| convert_err("ell", e))?;
+                DeviceMatrix::Ell(upload_ell(stream, &e)?)
+            }
+            FormatKind::Hyb => {
+                let h = sparsetool_convert::csr_to_hyb(a, opts.hyb_width)
+                    .map_err(|e| convert_err("hyb", e))?;
+                DeviceMatrix::Hyb(
+                    upload_ell(stream, h.ell())?,
+                    crate::device_matrix::upload_coo(stream, h.coo())?,
+                )
+            }
+            FormatKind::Jds => {
+                DeviceMatrix::Jds(upload_jds(stream, &sparsetool_convert::csr_to_jds(a))?)
+            }
+            FormatKind::Sell => {
+                let c = opts.sell_slice;
+                let sigma = opts
+                    .sell_sigma
+                    .unwrap_or_else(|| Sell::<T, I>::default_sigma(c));
+                let s = sparsetool_convert::csr_to_sell(a, c, sigma)
+                    .map_err(|e| convert_err("sell", e))?;
+                DeviceMatrix::Sell(upload_sell(stream, &s)?)
+            }
+        };
+        let traffic = Traffic::new(m.matrix_bytes(dtype), nrows, ncols, dtype.size());
+        for (kernel, name) in kernels_for(kind, nrows, nnz) {
+            let p = launch::prepare(ctx, kernel, &m, dtype)?;
+            let params = p.params.clone();
+            let mut r = Ours {
+                p,
+                x: &xd,
+                y: new_y()?,
+            };
+            results.push(measure::<T, _>(
+                ctx, opts, &mut r, &name, kind, false, params, traffic, &chk,
+            )?);
+        }
+        let Some(handle) = handle.as_ref() else {
+            continue;
+        };
+        let algs: &[CusparseAlg] = match kind {
+            FormatKind::Csr => &[CusparseAlg::CsrAlg1, CusparseAlg::CsrAlg2],
+            FormatKind::Coo => &[CusparseAlg::CooAlg1, CusparseAlg::CooAlg2],
+            FormatKind::Sell => &[CusparseAlg::SellAlg1],
+            _ => &[],
+        };
+        let sliced;
+        let (mat, traffic) = if kind == FormatKind::Sell && !algs.is_empty() {
+            drop(m);
+            let rp = narrow_indices("row_ptr", a.row_ptr())?;
+            let ci = narrow_indices("col_idx", a.col_idx())?;
+            let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
+            sliced = DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?);
+            let t = Traffic::new(sliced.matrix_bytes(dtype), nrows, ncols, dtype.size());
+            (&sliced, t)
+        } else {
+            sliced = m;
+            (&sliced, traffic)
+        };
+        for &alg in algs {
+            let mut p = match cusparse::prepare(ctx, handle, alg, mat, dtype, &xd, new_y()?) {
+                Ok(p) => p,
+                Err(e) => {
+                    skipped.push(Skipped {
+                        kernel: alg.name().into(),
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            let params = p.params.clone();
+            // a cuSPARSE status error is recorded, not fatal; driver errors
+            // (the context may be unusable) still end the bench
+            match measure::<T, _>(
+                ctx,
+                opts,
+                &mut p,
+                alg.name(),
+                kind,
+                true,
+                params,
+                traffic,
+                &chk,
+            ) {
+                Ok(r) => results.push(r),
+                Err(e @ GpuError::Cusparse { .. }) => {
+                    skipped.push(Skipped {
+                        kernel: alg.name().into(),
+                        reason: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    let (major, minor) = ctx.compute_capability();
+    Ok(BenchReport {
+        device: ctx.device_name().to_string(),
+        driver: ctx.driver(),
+        compute_capability: format!("{major}.{minor}"),
+        dtype: dtype.name().to_string(),
+        copy_gbps,
+        matrix: MatrixInfo {
+            nrows,
+            ncols,
+            nnz,
+            max_row_len,
+        },
+        bytes_model: BYTES_MODEL.to_string(),
+        tolerance: tol,
+        reps: opts.reps.max(1),
+        results,
+        skipped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_lists() {
+        let csr: Vec<String> = kernels_for(FormatKind::Csr, 100, 500)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(
+            csr,
+            [
+                "csr-scalar",
+                "csr-vector",
+                "csr-balanced",
+                "csr-vector-l4",
+                "csr-vector-l16"
+            ]
+        );
+        let csr: Vec<String> = kernels_for(FormatKind::Csr, 1, 100)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(
+            csr,
+            ["csr-scalar", "csr-vector", "csr-balanced", "csr-vector-l16"]
+        );
+        assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
+        assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
+    }
+
+    #[test]
+    fn random_x_is_in_range_and_deterministic() {
+        let a: Vec<f64> = random_x(1000, 7);
+        let b: Vec<f64> = random_x(1000, 7);
+        assert_eq!(a, b);
+        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(a.iter().any(|v| *v < -0.5) && a.iter().any(|v| *v > 0.5));
+        assert!(a.iter().all(|v| *v != 0.0));
+    }
+
+    #[test]
+    fn report_serialises_with_spec_fields() {
+        let r = BenchReport {
+            device: "d".into(),
+            driver: "CUDA driver 13.0".into(),
+            compute_capability: "9.0".into(),
+            dtype: "f32".into(),
+            copy_gbps: 1.0,
+            matrix: MatrixInfo {
+                nrows: 1,
+                ncols: 1,
+                nnz: 1,
+                max_row_len: 1,
+            },
+            bytes_model: BYTES_MODEL.into(),
+            tolerance: 1e-4,
+            reps: 20,
+            results: vec![KernelResult {
+                kernel: "ell".into(),
+                format: "ell".into(),
+                baseline: false,
+                params: Map::new(),
+                median_ms: 1.0,
+                min_ms: 1.0,
+                gbps: 1.0,
+                gflops: 1.0,
+                bytes: 1,
+                rel_error: 0.0,
+                ok: true,
+            }],
+            skipped: vec![],
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        for k in [
+            "device",
+            "driver",
+            "dtype",
+            "copy_gbps",
+            "matrix",
+            "bytes_model",
+            "results",
+        ] {
+            assert!(v.get(k).is_some(), "{k}");
+        }
+        for k in ["nrows", "ncols", "nnz"] {
+            assert!(v["matrix"].get(k).is_some(), "{k}");
+        }
+        let k0 = &v["results"][0];
+        for k in [
+            "kernel",
+            "format",
+            "baseline",
+            "params",
+            "median_ms",
+            "min_ms",
+            "gbps",
+            "gflops",
+            "rel_error",
+            "ok",
+        ] {
+            assert!(k0.get(k).is_some(), "{k}");
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! cuSPARSE baselines through `cudarc::cusparse::sys` (cudarc 0.19 has only
+//! handle creation in its safe layer): `cusparseSpMV` on CSR (ALG1, ALG2),
+//! COO (ALG1, ALG2) and sliced ELL (SELL_ALG1), with descriptors and the
+//! external buffer created once, outside any timed region, on the crate's
+//! stream.
+
+use std::ffi::c_void;
+use std::panic::AssertUnwindSafe;
+
+use cudarc::cusparse::sys::{
+    self, cudaDataType, cusparseDnVecDescr_t, cusparseHandle_t, cusparseIndexBase_t,
+    cusparseIndexType_t, cusparseOperation_t, cusparseSpMVAlg_t, cusparseSpMatDescr_t,
+    cusparseStatus_t,
+};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use serde_json::{json, Map, Value};
+
+use crate::context::GpuContext;
+use crate::device_matrix::{DevVals, DeviceMatrix};
+use crate::kernels::DType;
+use crate::GpuError;
+
+/// A cuSPARSE SpMV algorithm on one of its formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CusparseAlg {
+    /// `CUSPARSE_SPMV_CSR_ALG1` (row-per-warp style, not deterministic across runs).
+    CsrAlg1,
+    /// `CUSPARSE_SPMV_CSR_ALG2` (merge-path style, deterministic).
+    CsrAlg2,
+    /// `CUSPARSE_SPMV_COO_ALG1`.
+    CooAlg1,
+    /// `CUSPARSE_SPMV_COO_ALG2` (deterministic, row-sorted input).
+    CooAlg2,
+    /// `CUSPARSE_SPMV_SELL_ALG1` on `cusparseCreateSlicedEll`.
+    SellAlg1,
+}
+
+impl CusparseAlg {
+    /// Every algorithm.
+    pub const ALL: [CusparseAlg; 5] = [
+        CusparseAlg::CsrAlg1,
+        CusparseAlg::CsrAlg2,
+        CusparseAlg::CooAlg1,
+        CusparseAlg::CooAlg2,
+        CusparseAlg::SellAlg1,
+    ];
+
+    /// Report name, e.g. `cusparse-csr-alg2`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CusparseAlg::CsrAlg1 => "cusparse-csr-alg1",
+            CusparseAlg::CsrAlg2 => "cusparse-csr-alg2",
+            CusparseAlg::CooAlg1 => "cusparse-coo-alg1",
+            CusparseAlg::CooAlg2 => "cusparse-coo-alg2",
+            CusparseAlg::SellAlg1 => "cusparse-sell",
+        }
+    }
+
+    fn sys_alg(self) -> cusparseSpMVAlg_t {
+        match self {
+            CusparseAlg::CsrAlg1 => cusparseSpMVAlg_t::CUSPARSE_SPMV_CSR_ALG1,
+            CusparseAlg::CsrAlg2 => cusparseSpMVAlg_t::CUSPARSE_SPMV_CSR_ALG2,
+            CusparseAlg::CooAlg1 => cusparseSpMVAlg_t::CUSPARSE_SPMV_COO_ALG1,
+            CusparseAlg::CooAlg2 => cusparseSpMVAlg_t::CUSPARSE_SPMV_COO_ALG2,
+            CusparseAlg::SellAlg1 => cusparseSpMVAlg_t::CUSPARSE_SPMV_SELL_ALG1,
+        }
+    }
+
+    fn sys_alg_name(self) -> &'static str {
+        match self {
+            CusparseAlg::CsrAlg1 => "CUSPARSE_SPMV_CSR_ALG1",
+            CusparseAlg::CsrAlg2 => "CUSPARSE_SPMV_CSR_ALG2",
+            CusparseAlg::CooAlg1 => "CUSPARSE_SPMV_COO_ALG1",
+            CusparseAlg::CooAlg2 => "CUSPARSE_SPMV_COO_ALG2",
+            CusparseAlg::SellAlg1 => "CUSPARSE_SPMV_SELL_ALG1",
+        }
+    }
+}
+
+/// Whether `libcusparse` can be loaded.
+#[must_use]
+pub fn cusparse_available() -> bool {
+    // SAFETY: only tries to open the library.
+    std::panic::catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// Runs one cuSPARSE call, turning a bad status or a loader panic (missing
+/// library or symbol) into [`GpuError::Cusparse`].
+fn call(name: &'static str, f: impl FnOnce() -> cusparseStatus_t) -> Result<(), GpuError> {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(cusparseStatus_t::CUSPARSE_STATUS_SUCCESS) => Ok(()),
+        Ok(status) => Err(GpuError::Cusparse {
+            call: name,
+            status: format!("{status:?}"),
+        }),
+        Err(_) => Err(GpuError::Cusparse {
+            call: name,
+            status: "libcusparse or the symbol could not be loaded".to_string(),
+        }),
+    }
+}
+
+/// A cuSPARSE handle bound to the context's stream.
+pub(crate) struct Handle(cusparseHandle_t);
+
+impl Handle {
+    pub(crate) fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        if !cusparse_available() {
+            return Err(GpuError::Cusparse {
+                call: "cusparseCreate",
+                status: "libcusparse could not be loaded".to_string(),
+            });
+        }
+        ctx.cuda().bind_to_thread()?;
+        let mut h: cusparseHandle_t = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        call("cusparseCreate", || unsafe { sys::cusparseCreate(&mut h) })?;
+        let handle = Handle(h);
+        let stream = ctx.stream().cu_stream() as sys::cudaStream_t;
+        // SAFETY: the stream outlives the handle (both owned by the context's user).
+        call("cusparseSetStream", || unsafe {
+            sys::cusparseSetStream(handle.0, stream)
+        })?;
+        Ok(handle)
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: created by cusparseCreate, destroyed once.
+        let _ = call("cusparseDestroy", || unsafe {
+            sys::cusparseDestroy(self.0)
+        });
+    }
+}
+
+struct SpMat(cusparseSpMatDescr_t);
+impl Drop for SpMat {
+    fn drop(&mut self) {
+        // SAFETY: created by a cusparseCreate* call, destroyed once.
+        let _ = call("cusparseDestroySpMat", || unsafe {
+            sys::cusparseDestroySpMat(self.0)
+        });
+    }
+}
+
+struct DnVec(cusparseDnVecDescr_t);
+impl Drop for DnVec {
+    fn drop(&mut self) {
+        // SAFETY: created by cusparseCreateDnVec, destroyed once.
+        let _ = call("cusparseDestroyDnVec", || unsafe {
+            sys::cusparseDestroyDnVec(self.0)
+        });
+    }
+}
+
+fn value_type(d: DType) -> cudaDataType {
+    match d {
+        DType::F32 => cudaDataType::CUDA_R_32F,
+        DType::F64 => cudaDataType::CUDA_R_64F,
+    }
+}
+
+/// One prepared `cusparseSpMV`: matrix and vector descriptors over the device
+/// arrays, external buffer allocated. The borrowed matrix and `x` stay alive
+/// while this exists (the lifetime sees to it); `y` is owned here, so its
+/// device address cannot change under the descriptor.
+pub(crate) struct Prepared<'a> {
+    handle: &'a Handle,
+    _x_alive: &'a DevVals,
+    /// The output vector the descriptor points at.
+    pub y_out: DevVals,
+    alg: CusparseAlg,
+    dtype: DType,
+    mat: SpMat,
+    x: DnVec,
+    y: DnVec,
+    buffer: CudaSlice<u8>,
+    /// Parameters for the report.
+    pub params: Map<String, Value>,
+}
+
+fn dptr<T>(ctx: &GpuContext, s: &CudaSlice<T>) -> *mut c_void {
+    let (p, _sync) = s.device_ptr(ctx.stream());
+    p as usize as *mut c_void
+}
+
+/// Builds the descriptors for `alg` on `m` (which must be CSR for the CSR
+/// algorithms, COO for COO, and a sliced ELL without permutation for SELL).
+pub(crate) fn prepare<'a>(
+    ctx: &GpuContext,
+    handle: &'a Handle,
+    alg: CusparseAlg,
+    m: &'a DeviceMatrix,
+    dtype: DType,
+    x: &'a DevVals,
+    mut y: DevVals,
+) -> Result<Prepared<'a>, GpuError> {
+    let vt = value_type(dtype);
+    let i32t = cusparseIndexType_t::CUSPARSE_INDEX_32I;
+    let base = cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
+    let mut params = Map::new();
+    params.insert("alg".into(), json!(alg.sys_alg_name()));
+    let mut mat: cusparseSpMatDescr_t = std::ptr::null_mut();
+    match (alg, m) {
+        (CusparseAlg::CsrAlg1 | CusparseAlg::CsrAlg2, DeviceMatrix::Csr(c)) => {
+            let (rp, ci, v) = (
+                dptr(ctx, &c.row_ptr.buf),
+                dptr(ctx, &c.col_idx.buf),
+                dptr(ctx, &c.vals.buf),
+            );
+            // SAFETY: pointers to live device arrays of the stated lengths and types.
+            call("cusparseCreateCsr", || unsafe {
+                sys::cusparseCreateCsr(
+                    &mut mat,
+                    c.nrows as i64,
+                    c.ncols as i64,
+                    c.nnz as i64,
+                    rp,
+                    ci,
+                    v,
+                    i32t,
+                    i32t,
+                    base,
+                    vt,
+                )
+            })?;
+        }
+        (CusparseAlg::CooAlg1 | CusparseAlg::CooAlg2, DeviceMatrix::Coo(c)) => {
+            let (r, ci, v) = (
+                dptr(ctx, &c.rows.buf),
+                dptr(ctx, &c.cols.buf),
+                dptr(ctx, &c.vals.buf),
+            );
+            // SAFETY: as above.
+            call("cusparseCreateCoo", || unsafe {
+                sys::cusparseCreateCoo(
+                    &mut mat,
+                    c.nrows as i64,
+                    c.ncols as i64,
+                    c.nnz as i64,
+                    r,
+                    ci,
+                    v,
+                    i32t,
+                    base,
+                    vt,
+                )
+            })?;
+        }
+        (CusparseAlg::SellAlg1, DeviceMatrix::Sell(s)) if s.perm.is_none() => {
+            params.insert("slice_size".into(), json!(s.slice_height));
+            let (sp, ci, v) = (
+                dptr(ctx, &s.slice_ptr.buf),
+                dptr(ctx, &s.col_idx.buf),
+                dptr(ctx, &s.vals.buf),
+            );
+            // SAFETY: as above; the layout is cuSPARSE's (layout::sliced_ell_from_csr).
+            call("cusparseCreateSlicedEll", || unsafe {
+                sys::cusparseCreateSlicedEll(
+                    &mut mat,
+                    s.nrows as i64,
+                    s.ncols as i64,
+                    s.nnz as i64,
+                    s.col_idx.len as i64,
+                    s.slice_height as i64,
+                    sp,
+                    ci,
+                    v,
+                    i32t,
+                    i32t,
+                    base,
+                    vt,
+                )
+            })?;
+        }
+        _ => {
+            return Err(GpuError::KernelMismatch {
+                kernel: alg.name(),
+                format: m.kind().name(),
+            })
+        }
+    }
+    let mat = SpMat(mat);
+    let (ncols, nrows) = (m.shape().1, m.shape().0);
+    let mut vx: cusparseDnVecDescr_t = std::ptr::null_mut();
+    let xp = dptr(ctx, &x.buf);
+    // SAFETY: x holds ncols values.
+    call("cusparseCreateDnVec", || unsafe {
+        sys::cusparseCreateDnVec(&mut vx, ncols as i64, xp, vt)
+    })?;
+    let vx = DnVec(vx);
+    let yp = {
+        let (p, _sync) = y.buf.device_ptr_mut(ctx.stream());
+        p as usize as *mut c_void
+    };
+    let mut vy: cusparseDnVecDescr_t = std::ptr::null_mut();
+    // SAFETY: y holds nrows values.
+    call("cusparseCreateDnVec", || unsafe {
+        sys::cusparseCreateDnVec(&mut vy, nrows as i64, yp, vt)
+    })?;
+    let vy = DnVec(vy);
+
+    let (a64, b64, a32, b32) = (1f64, 0f64, 1f32, 0f32);
+    let (alpha, beta): (*const c_void, *const c_void) = match dtype {
+        DType::F32 => (
+            std::ptr::from_ref(&a32).cast(),
+            std::ptr::from_ref(&b32).cast(),
+        ),
+        DType::F64 => (
+            std::ptr::from_ref(&a64).cast(),
+            std::ptr::from_ref(&b64).cast(),
+        ),
+    };
+    let mut size = 0usize;
+    // SAFETY: descriptors are live; alpha/beta point to host scalars of the value type.
+    call("cusparseSpMV_bufferSize", || unsafe {
+        sys::cusparseSpMV_bufferSize(
+            handle.0,
+            cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+            alpha,
+            mat.0,
+            vx.0,
+            beta,
+            vy.0,
+            vt,
+            alg.sys_alg(),
+            &mut size,
+        )
+    })?;
+    let buffer = ctx.stream().alloc_zeros::<u8>(size.max(16))?;
+    params.insert("buffer_bytes".into(), json!(size));
+    let p = Prepared {
+        handle,
+        _x_alive: x,
+        y_out: y,
+        alg,
+        dtype,
+        mat,
+        x: vx,
+        y: vy,
+        buffer,
+        params,
+    };
+    if matches!(alg, CusparseAlg::CsrAlg1 | CusparseAlg::CsrAlg2) {
+        // Optional analysis step (CUDA 12.4+); ignored where not supported.
+        let _ = p.run_inner("cusparseSpMV_preprocess", ctx, true);
+    }
+    Ok(p)
+}
+
+impl Prepared<'_> {
+    /// Enqueues one `y = A x` on the context's stream.
+    pub(crate) fn enqueue(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        self.run_inner("cusparseSpMV", ctx, false)
+    }
+
+    fn run_inner(
+        &self,
+        name: &'static str,
+        ctx: &GpuContext,
+        preprocess: bool,
+    ) -> Result<(), GpuError> {
+        let vt = value_type(self.dtype);
+        let (a64, b64, a32, b32) = (1f64, 0f64, 1f32, 0f32);
+        let (alpha, beta): (*const c_void, *const c_void) = match self.dtype {
+            DType::F32 => (
+                std::ptr::from_ref(&a32).cast(),
+                std::ptr::from_ref(&b32).cast(),
+            ),
+            DType::F64 => (
+                std::ptr::from_ref(&a64).cast(),
+                std::ptr::from_ref(&b64).cast(),
+            ),
+        };
+        let buf = dptr(ctx, &self.buffer);
+        let op = cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+        // SAFETY: every descriptor and the buffer are live; alpha/beta are
+        // host scalars read before the call returns (host pointer mode).
+        call(name, || unsafe {
+            if preprocess {
+                sys::cusparseSpMV_preprocess(
+                    self.handle.0,
+                    op,
+                    alpha,
+                    self.mat.0,
+                    self.x.0,
+                    beta,
+                    self.y.0,
+                    vt,
+                    self.alg.sys_alg(),
+                    buf,
+                )
+            } else {
+                sys::cusparseSpMV(
+                    self.handle.0,
+                    op,
+                    alpha,
+                    self.mat.0,
+                    self.x.0,
+                    beta,
+                    self.y.0,
+                    vt,
+                    self.alg.sys_alg(),
+                    buf,
+                )
+            }
+        })
+    }
+}

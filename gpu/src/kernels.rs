@@ -1,0 +1,259 @@
+//! Registry of the CUDA kernel sources (`gpu/kernels/*.cu`) and their names.
+//!
+//! Each source file is one NVRTC module, identified by a [`KernelId`]. The
+//! shared header `common.cuh` is prepended to every source before compilation
+//! because NVRTC does not see the crate's folders at run time. Kernel symbols
+//! are `spmv_<format>_<f32|f64>[_<variant>]`, built by [`kernel_name`].
+
+use cudarc::nvrtc::{CompileOptions, Ptx};
+
+use crate::GpuError;
+
+/// Shared device helpers, prepended to every kernel source.
+pub const COMMON_SRC: &str = include_str!("../kernels/common.cuh");
+const COO_SRC: &str = include_str!("../kernels/coo.cu");
+const CSR_SCALAR_SRC: &str = include_str!("../kernels/csr_scalar.cu");
+const CSR_VECTOR_SRC: &str = include_str!("../kernels/csr_vector.cu");
+const CSR_BALANCED_SRC: &str = include_str!("../kernels/csr_balanced.cu");
+const ELL_SRC: &str = include_str!("../kernels/ell.cu");
+const JDS_SRC: &str = include_str!("../kernels/jds.cu");
+const SELL_SRC: &str = include_str!("../kernels/sell.cu");
+
+/// One kernel source file, compiled as one module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KernelId {
+    /// `coo.cu`: atomic and row-segmented COO (also the HYB tail).
+    Coo,
+    /// `csr_scalar.cu`: one thread per row.
+    CsrScalar,
+    /// `csr_vector.cu`: a sub-warp of 2..32 lanes per row.
+    CsrVector,
+    /// `csr_balanced.cu`: equal nnz chunks per warp (skewed rows).
+    CsrBalanced,
+    /// `ell.cu`: one thread per row, slot-major (also the HYB ELL part).
+    Ell,
+    /// `jds.cu`: one thread per sorted row along the jagged diagonals.
+    Jds,
+    /// `sell.cu`: C threads per slice of SELL-C-sigma.
+    Sell,
+}
+
+impl KernelId {
+    /// Every kernel source.
+    pub const ALL: [KernelId; 7] = [
+        KernelId::Coo,
+        KernelId::CsrScalar,
+        KernelId::CsrVector,
+        KernelId::CsrBalanced,
+        KernelId::Ell,
+        KernelId::Jds,
+        KernelId::Sell,
+    ];
+
+    /// File name under `gpu/kernels/`.
+    #[must_use]
+    pub fn file(self) -> &'static str {
+        match self {
+            KernelId::Coo => "coo.cu",
+            KernelId::CsrScalar => "csr_scalar.cu",
+            KernelId::CsrVector => "csr_vector.cu",
+            KernelId::CsrBalanced => "csr_balanced.cu",
+            KernelId::Ell => "ell.cu",
+            KernelId::Jds => "jds.cu",
+            KernelId::Sell => "sell.cu",
+        }
+    }
+
+    /// The kernel source without the shared header.
+    #[must_use]
+    pub fn source(self) -> &'static str {
+        match self {
+            KernelId::Coo => COO_SRC,
+            KernelId::CsrScalar => CSR_SCALAR_SRC,
+            KernelId::CsrVector => CSR_VECTOR_SRC,
+            KernelId::CsrBalanced => CSR_BALANCED_SRC,
+            KernelId::Ell => ELL_SRC,
+            KernelId::Jds => JDS_SRC,
+            KernelId::Sell => SELL_SRC,
+        }
+    }
+
+    /// The full translation unit handed to NVRTC: `common.cuh` + the source.
+    #[must_use]
+    pub fn full_source(self) -> String {
+        let mut s = String::with_capacity(COMMON_SRC.len() + self.source().len() + 64);
+        s.push_str(COMMON_SRC);
+        s.push_str("\n#line 1 \"");
+        s.push_str(self.file());
+        s.push_str("\"\n");
+        s.push_str(self.source());
+        s
+    }
+}
+
+/// Value type of a GPU kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    /// 32-bit float.
+    F32,
+    /// 64-bit float.
+    F64,
+}
+
+impl DType {
+    /// `f32` or `f64`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+
+    /// Bytes per value.
+    #[must_use]
+    pub fn size(self) -> usize {
+        match self {
+            DType::F32 => 4,
+            DType::F64 => 8,
+        }
+    }
+
+    /// The GPU value type of `T`.
+    ///
+    /// # Errors
+    /// [`GpuError::Unsupported`] for complex types (`format` names the caller's
+    /// format).
+    pub fn of<T: sparsetool_formats::Scalar>(format: &str) -> Result<Self, GpuError> {
+        match T::NAME {
+            "f32" if !T::IS_COMPLEX && std::mem::size_of::<T>() == 4 => Ok(DType::F32),
+            "f64" if !T::IS_COMPLEX && std::mem::size_of::<T>() == 8 => Ok(DType::F64),
+            other => Err(GpuError::Unsupported {
+                format: format.to_string(),
+                dtype: other,
+            }),
+        }
+    }
+}
+
+/// Kernel symbol for a base name, a value type and an optional variant:
+/// `kernel_name("spmv_ell", F32, None)` is `spmv_ell_f32`,
+/// `kernel_name("spmv_csr_vector", F64, Some("l8"))` is `spmv_csr_vector_f64_l8`.
+#[must_use]
+pub fn kernel_name(base: &str, dtype: DType, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) => format!("{base}_{}_{v}", dtype.name()),
+        None => format!("{base}_{}", dtype.name()),
+    }
+}
+
+/// NVRTC options for a virtual architecture such as `compute_90`.
+#[must_use]
+pub fn compile_options(arch: &str) -> CompileOptions {
+    CompileOptions {
+        options: vec![
+            format!("--gpu-architecture={arch}"),
+            "--std=c++17".to_string(),
+            "-lineinfo".to_string(),
+        ],
+        name: None,
+        ..Default::default()
+    }
+}
+
+/// Whether `libnvrtc` can be loaded on this machine.
+#[must_use]
+pub fn nvrtc_available() -> bool {
+    // SAFETY: only tries to open the library; no symbol is called.
+    std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// Compiles one kernel source to PTX for `arch` (e.g. `compute_90`).
+///
+/// # Errors
+/// [`GpuError::Compile`] with the NVRTC log, or when libnvrtc is missing.
+pub fn compile(id: KernelId, arch: &str) -> Result<Ptx, GpuError> {
+    if !nvrtc_available() {
+        return Err(GpuError::Compile {
+            kernel: id.file(),
+            log: "libnvrtc could not be loaded".to_string(),
+        });
+    }
+    let src = id.full_source();
+    let opts = compile_options(arch);
+    match std::panic::catch_unwind(move || cudarc::nvrtc::compile_ptx_with_opts(src, opts)) {
+        Ok(Ok(ptx)) => Ok(ptx),
+        Ok(Err(e)) => Err(GpuError::Compile {
+            kernel: id.file(),
+            log: compile_log(&e),
+        }),
+        Err(_) => Err(GpuError::Compile {
+            kernel: id.file(),
+            log: "NVRTC panicked (missing symbol in libnvrtc?)".to_string(),
+        }),
+    }
+}
+
+fn compile_log(e: &cudarc::nvrtc::CompileError) -> String {
+    match e {
+        cudarc::nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(kernel_name("spmv_ell", DType::F32, None), "spmv_ell_f32");
+        assert_eq!(
+            kernel_name("spmv_csr_vector", DType::F64, Some("l8")),
+            "spmv_csr_vector_f64_l8"
+        );
+        assert_eq!(DType::of::<f32>("csr").ok(), Some(DType::F32));
+        assert!(matches!(
+            DType::of::<sparsetool_formats::Complex64>("csr"),
+            Err(GpuError::Unsupported { dtype: "c128", .. })
+        ));
+    }
+
+    #[test]
+    fn every_source_has_its_kernels() {
+        for id in KernelId::ALL {
+            let src = id.full_source();
+            assert!(
+                src.contains("subwarp_sum"),
+                "{} lacks common.cuh",
+                id.file()
+            );
+            for dt in ["f32", "f64"] {
+                assert!(src.contains(&format!("_{dt}")), "{} lacks {dt}", id.file());
+            }
+        }
+    }
+
+    /// Compiles every `.cu` with NVRTC. Needs only libnvrtc, not a device;
+    /// skipped (loudly) where the library is missing.
+    #[test]
+    fn every_source_compiles_with_nvrtc() {
+        if !nvrtc_available() {
+            println!("SKIPPED: no libnvrtc");
+            return;
+        }
+        // SPARSETOOL_PTX_DIR=dir writes the PTX for inspection (ptxas -v, SASS).
+        let dump = std::env::var_os("SPARSETOOL_PTX_DIR").map(std::path::PathBuf::from);
+        for id in KernelId::ALL {
+            match compile(id, "compute_90") {
+                Ok(ptx) => {
+                    if let Some(dir) = &dump {
+                        let path = dir.join(id.file().replace(".cu", ".ptx"));
+                        std::fs::write(&path, ptx.to_src()).expect("write PTX");
+                    }
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! The thin cudarc layer: which kernel runs a device matrix, with which
+//! launch dims (from [`crate::plan`]), and the launch itself.
+
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use serde_json::{json, Map, Value};
+use sparsetool_formats::FormatKind;
+
+use crate::context::GpuContext;
+use crate::device_matrix::{DevVals, DeviceMatrix};
+use crate::kernels::{kernel_name, DType, KernelId};
+use crate::plan::{self, LaunchDims, BLOCK};
+use crate::GpuError;
+
+/// One of our SpMV kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GpuKernel {
+    /// COO, one thread per entry, atomicAdd (`spmv_coo_<t>`).
+    CooAtomic,
+    /// Row-sorted COO, warp segmented reduction (`spmv_coo_<t>_segmented`).
+    CooSegmented,
+    /// CSR, one thread per row.
+    CsrScalar,
+    /// CSR, a sub-warp per row; `None` picks the lanes from the mean row length.
+    CsrVector(Option<u32>),
+    /// CSR, equal nnz chunks per warp; `None` picks the chunk size.
+    CsrBalanced(Option<u32>),
+    /// ELL, one thread per row.
+    Ell,
+    /// HYB: the ELL kernel, then the segmented COO kernel on the tail.
+    Hyb,
+    /// JDS, one thread per sorted row.
+    Jds,
+    /// SELL-C-sigma, C threads per slice.
+    Sell,
+}
+
+impl GpuKernel {
+    /// Every kernel (automatic parameters).
+    pub const ALL: [GpuKernel; 9] = [
+        GpuKernel::CooAtomic,
+        GpuKernel::CooSegmented,
+        GpuKernel::CsrScalar,
+        GpuKernel::CsrVector(None),
+        GpuKernel::CsrBalanced(None),
+        GpuKernel::Ell,
+        GpuKernel::Hyb,
+        GpuKernel::Jds,
+        GpuKernel::Sell,
+    ];
+
+    /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
+    /// `csr-vector`, `csr-balanced`, `ell`, `hyb`, `jds`, `sell`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuKernel::CooAtomic => "coo",
+            GpuKernel::CooSegmented => "coo-segmented",
+            GpuKernel::CsrScalar => "csr-scalar",
+            GpuKernel::CsrVector(_) => "csr-vector",
+            GpuKernel::CsrBalanced(_) => "csr-balanced",
+            GpuKernel::Ell => "ell",
+            GpuKernel::Hyb => "hyb",
+            GpuKernel::Jds => "jds",
+            GpuKernel::Sell => "sell",
+        }
+    }
+
+    /// The format this kernel reads.
+    #[must_use]
+    pub fn format(self) -> FormatKind {
+        match self {
+            GpuKernel::CooAtomic | GpuKernel::CooSegmented => FormatKind::Coo,
+            GpuKernel::CsrScalar | GpuKernel::CsrVector(_) | GpuKernel::CsrBalanced(_) => {
+                FormatKind::Csr
+            }
+            GpuKernel::Ell => FormatKind::Ell,
+            GpuKernel::Hyb => FormatKind::Hyb,
+            GpuKernel::Jds => FormatKind::Jds,
+            GpuKernel::Sell => FormatKind::Sell,
+        }
+    }
+
+    /// The kernels that read `kind`.
+    #[must_use]
+    pub fn for_format(kind: FormatKind) -> Vec<GpuKernel> {
+        GpuKernel::ALL
+            .into_iter()
+            .filter(|k| k.format() == kind)
+            .collect()
+    }
+
+    /// The kernel [`crate::spmv_gpu`] uses for `kind`.
+    #[must_use]
+    pub fn default_for(kind: FormatKind) -> GpuKernel {
+        match kind {
+            FormatKind::Coo => GpuKernel::CooSegmented,
+            FormatKind::Csr => GpuKernel::CsrVector(None),
+            FormatKind::Ell => GpuKernel::Ell,
+            FormatKind::Hyb => GpuKernel::Hyb,
+            FormatKind::Jds => GpuKernel::Jds,
+            FormatKind::Sell => GpuKernel::Sell,
+        }
+    }
+}
+
+/// A kernel bound to a device matrix, its functions resolved and its launch
+/// dims computed, ready to be enqueued many times.
+pub(crate) struct Prepared<'m> {
+    m: &'m DeviceMatrix,
+    main: Option<(CudaFunction, LaunchDims)>,
+    tail: Option<(CudaFunction, LaunchDims)>,
+    zero_y: bool,
+    chunk: u32,
+    /// Parameters for the report.
+    pub params: Map<String, Value>,
+}
+
+fn cfg(d: LaunchDims) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (d.grid, 1, 1),
+        block_dim: (d.block, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn threads(n: u64) -> Option<LaunchDims> {
+    plan::dims_for_threads(n, BLOCK)
+}
+
+fn mismatch(kernel: GpuKernel, m: &DeviceMatrix) -> GpuError {
+    GpuError::KernelMismatch {
+        kernel: kernel.name(),
+        format: m.kind().name(),
+    }
+}
+
+/// Resolves `kernel` for `m` (compiling its module on first use).
+pub(crate) fn prepare<'m>(
+    ctx: &GpuContext,
+    kernel: GpuKernel,
+    m: &'m DeviceMatrix,
+    dtype: DType,
+) -> Result<Prepared<'m>, GpuError> {
+    let mut p = Prepared {
+        m,
+        main: None,
+        tail: None,
+        zero_y: false,
+        chunk: 0,
+        params: Map::new(),
+    };
+    let f = |id: KernelId, base: &str, variant: Option<&str>| {
+        ctx.function(id, &kernel_name(base, dtype, variant))
+    };
+    p.params.insert("block".into(), json!(BLOCK));
+    match (kernel, m) {
+        (GpuKernel::CooAtomic, DeviceMatrix::Coo(c)) => {
+            p.zero_y = true;
+            if let Some(d) = threads(c.nnz as u64) {
+                p.main = Some((f(KernelId::Coo, "spmv_coo", None)?, d));
+            }
+        }
+        (GpuKernel::CooSegmented, DeviceMatrix::Coo(c)) => {
+            p.zero_y = true;
+            if let Some(d) = threads((c.nnz as u64).div_ceil(32) * 32) {
+                p.main = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
+            }
+        }
+        (GpuKernel::CsrScalar, DeviceMatrix::Csr(c)) => {
+            if let Some(d) = threads(c.nrows as u64) {
+                p.main = Some((f(KernelId::CsrScalar, "spmv_csr_scalar", None)?, d));
+            }
+        }
+        (GpuKernel::CsrVector(lanes), DeviceMatrix::Csr(c)) => {
+            let lanes = lanes.unwrap_or_else(|| plan::csr_vector_lanes(c.nrows, c.nnz));
+            if !plan::CSR_VECTOR_LANES.contains(&lanes) {
+                return Err(GpuError::MissingKernel(format!(
+                    "spmv_csr_vector with {lanes} lanes"
+                )));
+            }
+            p.params.insert("lanes".into(), json!(lanes));
+            if let Some(d) = threads(c.nrows as u64 * u64::from(lanes)) {
+                let v = format!("l{lanes}");
+                p.main = Some((f(KernelId::CsrVector, "spmv_csr_vector", Some(&v))?, d));
+            }
+        }
+        (GpuKernel::CsrBalanced(chunk), DeviceMatrix::Csr(c)) => {
+            let chunk = chunk.unwrap_or_else(|| plan::balanced_chunk(c.nnz, ctx.sm_count()));
+            let chunk = (chunk.max(32) / 32) * 32;
+            p.chunk = chunk;
+            p.zero_y = true;
+            p.params.insert("chunk".into(), json!(chunk));
+            if let Some(d) = threads(plan::balanced_warps(c.nnz, chunk) * 32) {
+                p.main = Some((f(KernelId::CsrBalanced, "spmv_csr_balanced", None)?, d));
+            }
+        }
+        (GpuKernel::Ell, DeviceMatrix::Ell(e)) => {
+            p.params.insert("width".into(), json!(e.width));
+            if let Some(d) = threads(e.nrows as u64) {
+                p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
+            }
+        }
+        (GpuKernel::Hyb, DeviceMatrix::Hyb(e, c)) => {
+            p.params.insert("ell_width".into(), json!(e.width));
+            p.params.insert("coo_entries".into(), json!(c.nnz));
+            if let Some(d) = threads(e.nrows as u64) {
+                p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
+            }
+            if let Some(d) = threads((c.nnz as u64).div_ceil(32) * 32) {
+                p.tail = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
+            }
+        }
+        (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
+            p.params.insert("diagonals".into(), json!(j.ndiag));
+            if let Some(d) = threads(j.nrows as u64) {
+                p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
+            }
+        }
+        (GpuKernel::Sell, DeviceMatrix::Sell(s)) => {
+            p.params
+                .insert("slice_height".into(), json!(s.slice_height));
+            p.params.insert("sigma".into(), json!(s.sigma));
+            if s.nrows > 0 {
+                if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
+                    p.main = Some((f(KernelId::Sell, "spmv_sell", None)?, d));
+                }
+            }
+        }
+        _ => return Err(mismatch(kernel, m)),
+    }
+    Ok(p)
+}
+
+impl Prepared<'_> {
+    /// Enqueues one `y = A x` on `stream` (y zeroed first where the kernel
+    /// accumulates). Does not synchronise.
+    pub(crate) fn enqueue(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        x: &DevVals,
+        y: &mut DevVals,
+    ) -> Result<(), GpuError> {
+        if self.zero_y && y.len > 0 {
+            stream.memset_zeros(&mut y.buf)?;
+        }
+        let Some((func, dims)) = &self.main else {
+            return Ok(());
+        };
+        let main_cfg = cfg(*dims);
+        let mut b = stream.launch_builder(func);
+        // Every argument must outlive the launch: bind them first.
+        match self.m {
+            DeviceMatrix::Coo(c) => {
+                let nnz = c.nnz as i64;
+                b.arg(&nnz)
+                    .arg(&c.rows.buf)
+                    .arg(&c.cols.buf)
+                    .arg(&c.vals.buf);
+                b.arg(&x.buf).arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_coo_<t>[_segmented].
+                unsafe { b.launch(main_cfg) }?;
+            }
+            DeviceMatrix::Csr(c) => {
+                let nrows = c.nrows as i32;
+                let nnz = c.nnz as i64;
+                let chunk = self.chunk as i32;
+                b.arg(&nrows);
+                if self.chunk > 0 {
+                    b.arg(&nnz).arg(&chunk);
+                }
+                b.arg(&c.row_ptr.buf).arg(&c.col_idx.buf).arg(&c.vals.buf);
+                b.arg(&x.buf).arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_csr_{scalar,vector,balanced}_<t>.
+                unsafe { b.launch(main_cfg) }?;
+            }
+            DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
+                let nrows = e.nrows as i32;
+                let width = e.width as i32;
+                b.arg(&nrows)
+                    .arg(&width)
+                    .arg(&e.row_nnz.buf)
+                    .arg(&e.col_idx.buf);
+                b.arg(&e.vals.buf).arg(&x.buf).arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_ell_<t>.
+                unsafe { b.launch(main_cfg) }?;
+            }
+            DeviceMatrix::Jds(j) => {
+                let nrows = j.nrows as i32;
+                let ndiag = j.ndiag as i32;
+                b.arg(&nrows)
+                    .arg(&ndiag)
+                    .arg(&j.perm.buf)
+                    .arg(&j.jd_ptr.buf);
+                b.arg(&j.col_idx.buf)
+                    .arg(&j.vals.buf)
+                    .arg(&x.buf)
+                    .arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_jds_<t>.
+                unsafe { b.launch(main_cfg) }?;
+            }
+            DeviceMatrix::Sell(s) => {
+                let nrows = s.nrows as i32;
+                let c = s.slice_height as i32;
+                let null: u64 = 0;
+                b.arg(&nrows).arg(&c);
+                match &s.perm {
+                    Some(p) => b.arg(&p.buf),
+                    None => b.arg(&null),
+                };
+                b.arg(&s.slice_ptr.buf)
+                    .arg(&s.slice_width.buf)
+                    .arg(&s.col_idx.buf);
+                b.arg(&s.vals.buf).arg(&x.buf).arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_sell_<t>; a null perm is allowed.
+                unsafe { b.launch(main_cfg) }?;
+            }
+        }
+        if let (Some((func, dims)), DeviceMatrix::Hyb(_, c)) = (&self.tail, self.m) {
+            let nnz = c.nnz as i64;
+            let mut b = stream.launch_builder(func);
+            b.arg(&nnz)
+                .arg(&c.rows.buf)
+                .arg(&c.cols.buf)
+                .arg(&c.vals.buf);
+            b.arg(&x.buf).arg(&mut y.buf);
+            // SAFETY: argument list matches spmv_coo_<t>_segmented; it adds
+            // into the y the ELL kernel wrote before it on the same stream.
+            unsafe { b.launch(cfg(*dims)) }?;
+        }
+        Ok(())
+    }
+}

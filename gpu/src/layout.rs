@@ -1,0 +1,220 @@
+//! Pure host-side layout helpers: narrowing indices to the kernels' 32-bit
+//! indices, expanding CSR row pointers to COO rows, and building cuSPARSE's
+//! sliced-ELL layout. No device involved; unit-tested on the CPU.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use sparsetool_formats::Index;
+
+use crate::GpuError;
+
+/// Checks that a count fits a 32-bit signed index.
+///
+/// # Errors
+/// [`GpuError::IndexOverflow`] when `value > i32::MAX`.
+pub fn check_i32(what: &'static str, value: usize) -> Result<i32, GpuError> {
+    i32::try_from(value).map_err(|_| GpuError::IndexOverflow {
+        what,
+        value: value as u64,
+    })
+}
+
+/// The kernels' view of an index array: borrowed when `I` is `i32`, otherwise
+/// narrowed (every value, padding `-1` included, must fit `i32`).
+///
+/// # Errors
+/// [`GpuError::IndexOverflow`] naming `what` for the first value that does
+/// not fit.
+pub fn narrow_indices<'a, I: Index>(
+    what: &'static str,
+    src: &'a [I],
+) -> Result<Cow<'a, [i32]>, GpuError> {
+    if std::mem::size_of::<I>() == 4 {
+        if let Ok(s) = bytemuck::try_cast_slice::<I, i32>(src) {
+            return Ok(Cow::Borrowed(s));
+        }
+    }
+    let out: Option<Vec<i32>> = src
+        .par_iter()
+        .with_min_len(1 << 16)
+        .map(|v| i32::try_from(v.to_i64()).ok())
+        .collect();
+    match out {
+        Some(v) => Ok(Cow::Owned(v)),
+        None => {
+            let bad = src
+                .iter()
+                .map(|v| v.to_i64())
+                .find(|v| i32::try_from(*v).is_err());
+            Err(GpuError::IndexOverflow {
+                what,
+                value: bad.unwrap_or(0).unsigned_abs(),
+            })
+        }
+    }
+}
+
+/// Row index of every entry of a CSR matrix (a row-sorted COO `rows` array).
+#[must_use]
+pub fn coo_rows_from_row_ptr(row_ptr: &[i32]) -> Vec<i32> {
+    let nnz = row_ptr.last().map_or(0, |&v| v.max(0) as usize);
+    let mut rows = vec![0i32; nnz];
+    if row_ptr.len() < 2 {
+        return rows;
+    }
+    // split the output at row boundaries: each row fills its own range
+    let mut chunks: Vec<(i32, &mut [i32])> = Vec::with_capacity(row_ptr.len() - 1);
+    let mut rest: &mut [i32] = &mut rows;
+    for (i, w) in row_ptr.windows(2).enumerate() {
+        let len = (w[1] - w[0]).max(0) as usize;
+        let (head, tail) = rest.split_at_mut(len.min(rest.len()));
+        chunks.push((i as i32, head));
+        rest = tail;
+    }
+    chunks
+        .into_par_iter()
+        .with_min_len(4096)
+        .for_each(|(i, c)| c.fill(i));
+    rows
+}
+
+/// A sliced-ELL matrix in cuSPARSE's layout (`cusparseCreateSlicedEll`): the
+/// rows in their original order cut into slices of `slice_size` rows (the last
+/// one padded), each slice as wide as its longest row, values and column
+/// indices column-major inside a slice (slot `s` of local row `r` of slice `k`
+/// at `slice_ptr[k] + s * slice_size + r`), padding value 0 and index -1.
+/// This is SELL-C-sigma with sigma = 1, so `sell.cu` also runs it (no perm).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlicedEllHost<T> {
+    /// Rows.
+    pub nrows: usize,
+    /// Rows per slice.
+    pub slice_size: usize,
+    /// `nslices + 1` offsets into `col_idx` / `values`.
+    pub slice_ptr: Vec<i32>,
+    /// Width (slots per row) of every slice.
+    pub slice_width: Vec<i32>,
+    /// Column indices, `-1` for padding.
+    pub col_idx: Vec<i32>,
+    /// Values, `0` for padding.
+    pub values: Vec<T>,
+}
+
+/// Builds cuSPARSE's sliced-ELL layout from CSR arrays (32-bit indices).
+///
+/// # Panics
+/// If the arrays are not a valid CSR structure (they come from a validated
+/// [`sparsetool_formats::Csr`]).
+///
+/// # Errors
+/// [`GpuError::IndexOverflow`] when the padded size does not fit `i32`.
+pub fn sliced_ell_from_csr<T: Copy + Default + Send + Sync>(
+    row_ptr: &[i32],
+    col_idx: &[i32],
+    values: &[T],
+    slice_size: usize,
+) -> Result<SlicedEllHost<T>, GpuError> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let c = slice_size.max(1);
+    let nslices = nrows.div_ceil(c);
+    let row_len = |i: usize| (row_ptr[i + 1] - row_ptr[i]).max(0) as usize;
+    let mut slice_width = Vec::with_capacity(nslices);
+    let mut slice_ptr = Vec::with_capacity(nslices + 1);
+    slice_ptr.push(0i32);
+    let mut total = 0usize;
+    for k in 0..nslices {
+        let w = (k * c..((k + 1) * c).min(nrows))
+            .map(row_len)
+            .max()
+            .unwrap_or(0);
+        total += w * c;
+        slice_width.push(check_i32("sliced-ELL width", w)?);
+        slice_ptr.push(check_i32("sliced-ELL padded size", total)?);
+    }
+    let mut out_col = vec![-1i32; total];
+    let mut out_val = vec![T::default(); total];
+    // fill slice by slice (disjoint output ranges)
+    let mut parts: Vec<(usize, &mut [i32], &mut [T])> = Vec::with_capacity(nslices);
+    let (mut rc, mut rv): (&mut [i32], &mut [T]) = (&mut out_col, &mut out_val);
+    for k in 0..nslices {
+        let len = (slice_ptr[k + 1] - slice_ptr[k]) as usize;
+        let (hc, tc) = rc.split_at_mut(len);
+        let (hv, tv) = rv.split_at_mut(len);
+        parts.push((k, hc, hv));
+        rc = tc;
+        rv = tv;
+    }
+    parts
+        .into_par_iter()
+        .with_min_len(256)
+        .for_each(|(k, pc, pv)| {
+            for r in 0..c {
+                let i = k * c + r;
+                if i >= nrows {
+                    break;
+                }
+                let start = row_ptr[i].max(0) as usize;
+                for s in 0..row_len(i) {
+                    pc[s * c + r] = col_idx[start + s];
+                    pv[s * c + r] = values[start + s];
+                }
+            }
+        });
+    Ok(SlicedEllHost {
+        nrows,
+        slice_size: c,
+        slice_ptr,
+        slice_width,
+        col_idx: out_col,
+        values: out_val,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrowing() {
+        let a: Vec<i32> = vec![0, -1, 5];
+        assert!(matches!(narrow_indices("a", &a).unwrap(), Cow::Borrowed(_)));
+        let b: Vec<i64> = vec![0, -1, 5];
+        assert_eq!(&*narrow_indices("b", &b).unwrap(), &[0, -1, 5]);
+        let c: Vec<i64> = vec![0, 1 << 40];
+        assert!(matches!(
+            narrow_indices("c", &c),
+            Err(GpuError::IndexOverflow { what: "c", value }) if value == 1 << 40
+        ));
+        assert!(check_i32("n", 1 << 31).is_err());
+        assert_eq!(check_i32("n", 7).unwrap(), 7);
+    }
+
+    #[test]
+    fn coo_rows() {
+        assert_eq!(coo_rows_from_row_ptr(&[0, 2, 2, 3]), vec![0, 0, 2]);
+        assert_eq!(coo_rows_from_row_ptr(&[0]), Vec::<i32>::new());
+        assert_eq!(coo_rows_from_row_ptr(&[]), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn sliced_ell_layout() {
+        // rows: [a b] [] [c] [d e f] [g], slice 2
+        let row_ptr = [0, 2, 2, 3, 6, 7];
+        let col = [0, 3, 1, 0, 1, 2, 4];
+        let val = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+        let s = sliced_ell_from_csr(&row_ptr, &col, &val, 2).unwrap();
+        assert_eq!(s.slice_width, vec![2, 3, 1]);
+        assert_eq!(s.slice_ptr, vec![0, 4, 10, 12]);
+        // slice 0: slot0 (row0,row1) slot1 (row0,row1)
+        assert_eq!(&s.col_idx[0..4], &[0, -1, 3, -1]);
+        // slice 1: rows 2,3: slot0 (1,0) slot1 (-1,1) slot2 (-1,2)
+        assert_eq!(&s.col_idx[4..10], &[1, 0, -1, 1, -1, 2]);
+        assert_eq!(&s.values[4..10], &[3.0, 4.0, 0.0, 5.0, 0.0, 6.0]);
+        // last slice padded to 2 rows
+        assert_eq!(&s.col_idx[10..12], &[4, -1]);
+        let e = sliced_ell_from_csr::<f64>(&[0], &[], &[], 32).unwrap();
+        assert_eq!(e.slice_ptr, vec![0]);
+        assert!(e.col_idx.is_empty());
+    }
+}

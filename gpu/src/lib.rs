@@ -1,0 +1,62 @@
+//! # sparsetool-gpu
+//!
+//! SpMV on NVIDIA GPUs for every sparsetool format, with cuSPARSE baselines
+//! and a benchmark that follows the measurement method of the project
+//! (events, warm-up, medians, random `x`, poisoned `y`, f64 references).
+//!
+//! ## Brief overview
+//!
+//! | kernel | format | idea |
+//! |---|---|---|
+//! | `coo` | COO | thread per entry, atomicAdd |
+//! | `coo-segmented` | COO (row-sorted) | warp segmented scan, one atomic per row segment |
+//! | `csr-scalar` | CSR | thread per row |
+//! | `csr-vector` | CSR | 2..32 lanes per row (from the mean row length), shuffles |
+//! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |
+//! | `ell` | ELL | thread per row, slot-major (coalesced) |
+//! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream |
+//! | `jds` | JDS | thread per sorted row along the jagged diagonals |
+//! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
+//!
+//! Kernels are CUDA C in `gpu/kernels/*.cu`, embedded with `include_str!`,
+//! compiled by NVRTC once per context for the device's compute capability
+//! ([`kernels`]). Values are `f32` or `f64` (complex values give
+//! [`GpuError::Unsupported`]); device indices are 32-bit (`i64` host indices
+//! are narrowed, with an overflow check).
+//!
+//! The crate builds without CUDA (cudarc loads the libraries at run time):
+//! [`GpuContext::new`] then returns [`GpuError::NoDevice`].
+//!
+//! ```no_run
+//! use sparsetool_formats::Csr;
+//! use sparsetool_gpu::{spmv_gpu, AnyFormatRef, GpuContext};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let a = Csr::<f32, i32>::try_from_parts(2, 2, vec![0, 1, 2], vec![0, 1], vec![2.0, 3.0])?;
+//! let ctx = GpuContext::new(0)?;
+//! let y = spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0, 1.0])?;
+//! assert_eq!(y, vec![2.0, 3.0]);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod bench;
+mod context;
+mod cusparse;
+mod device_matrix;
+mod error;
+pub mod kernels;
+mod launch;
+pub mod layout;
+pub mod plan;
+pub mod reference;
+mod spmv;
+
+pub use bench::{bench, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
+pub use context::{driver_available, GpuContext};
+pub use cusparse::{cusparse_available, CusparseAlg};
+pub use device_matrix::AnyFormatRef;
+pub use error::GpuError;
+pub use kernels::{DType, KernelId};
+pub use launch::GpuKernel;
+pub use spmv::{spmv_gpu, spmv_gpu_with};

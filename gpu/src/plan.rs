@@ -1,0 +1,238 @@
+//! Pure launch planning: grid sizes, sub-warp widths, chunk sizes and the
+//! byte model. Nothing here touches a device, so all of it is unit-tested on
+//! the CPU.
+
+/// Threads per block for every kernel (8 warps).
+pub const BLOCK: u32 = 256;
+
+/// Grid and block of one launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchDims {
+    /// Blocks in the grid (x only).
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+}
+
+/// Dims for `threads` threads in blocks of `block`, `None` when there is no
+/// work (a grid of zero blocks is not a valid launch) or the grid would exceed
+/// the 2^31 - 1 blocks CUDA allows.
+#[must_use]
+pub fn dims_for_threads(threads: u64, block: u32) -> Option<LaunchDims> {
+    if threads == 0 || block == 0 {
+        return None;
+    }
+    let grid = threads.div_ceil(u64::from(block));
+    let grid = u32::try_from(grid).ok().filter(|&g| g <= i32::MAX as u32)?;
+    Some(LaunchDims { grid, block })
+}
+
+/// Sub-warp width (lanes per row) of the CSR vector kernel for a mean row
+/// length: the power of two at or above the mean, between 2 and 32. A row of
+/// 5 entries gets 8 lanes (one load each, 3 idle), a row of 27 gets 32; rows
+/// averaging 1 entry still get 2 lanes (the smallest shuffle width that pays).
+#[must_use]
+pub fn csr_vector_lanes(nrows: usize, nnz: usize) -> u32 {
+    if nrows == 0 {
+        return 2;
+    }
+    let mean = nnz.div_ceil(nrows).max(1);
+    (mean.next_power_of_two() as u32).clamp(2, 32)
+}
+
+/// Lane counts for which `csr_vector.cu` has a kernel.
+pub const CSR_VECTOR_LANES: [u32; 5] = [2, 4, 8, 16, 32];
+
+/// Entries per warp of the balanced CSR kernel: enough warps for about four
+/// waves of a full device (`sm_count` multiprocessors, 64 resident warps each),
+/// rounded up to whole 32-entry tiles, between 32 and 256 entries (so a warp
+/// walks at most 8 tiles and the carry between tiles stays rare).
+#[must_use]
+pub fn balanced_chunk(nnz: usize, sm_count: u32) -> u32 {
+    let target_warps = (sm_count.max(1) as usize) * 64 * 4;
+    let per_warp = nnz.div_ceil(target_warps).max(1);
+    (per_warp.div_ceil(32) * 32).clamp(32, 256) as u32
+}
+
+/// Number of warps the balanced CSR kernel needs.
+#[must_use]
+pub fn balanced_warps(nnz: usize, chunk: u32) -> u64 {
+    (nnz as u64).div_ceil(u64::from(chunk.max(1)))
+}
+
+/// Threads of the SELL kernel: one per row slot of every slice.
+#[must_use]
+pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {
+    nslices as u64 * slice_height as u64
+}
+
+/// Number of slices of height `c` covering `nrows` rows.
+#[must_use]
+pub fn slice_count(nrows: usize, c: usize) -> usize {
+    if c == 0 {
+        0
+    } else {
+        nrows.div_ceil(c)
+    }
+}
+
+/// Bytes one SpMV must move under the minimum-bytes model: every array of the
+/// stored matrix read once, `x` read once, `y` written once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes of the matrix arrays as stored on the device (padding included).
+    pub matrix: u64,
+    /// Bytes of `x` (`ncols` values).
+    pub x: u64,
+    /// Bytes of `y` (`nrows` values).
+    pub y: u64,
+}
+
+impl Traffic {
+    /// Traffic for a matrix whose arrays take `matrix` bytes.
+    #[must_use]
+    pub fn new(matrix: u64, nrows: usize, ncols: usize, value_size: usize) -> Self {
+        Self {
+            matrix,
+            x: (ncols * value_size) as u64,
+            y: (nrows * value_size) as u64,
+        }
+    }
+
+    /// Total bytes.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.matrix + self.x + self.y
+    }
+
+    /// GB/s (1e9 bytes per second) for a time in milliseconds.
+    #[must_use]
+    pub fn gbps(&self, ms: f64) -> f64 {
+        if ms > 0.0 {
+            self.total() as f64 / (ms * 1e-3) / 1e9
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The sentence stored in `bytes_model` of a bench report.
+pub const BYTES_MODEL: &str = "gbps counts the minimum bytes of one SpMV: every array of the \
+     kernel's own stored format read once (values, indices, pointers, permutations and padding \
+     as uploaded, 32-bit indices), x read once and y written once, divided by the median time; \
+     cached re-reads of x and the read-modify-write of y by atomic kernels are not counted. \
+     copy_gbps counts bytes read plus bytes written by a 1 GiB device-to-device copy.";
+
+/// GFLOP/s of one SpMV (2 flops per stored entry) for a time in milliseconds.
+#[must_use]
+pub fn gflops(nnz: usize, ms: f64) -> f64 {
+    if ms > 0.0 {
+        2.0 * nnz as f64 / (ms * 1e-3) / 1e9
+    } else {
+        0.0
+    }
+}
+
+/// Median and minimum of a list of times (median of an even count is the mean
+/// of the two middle values). `None` for an empty list.
+#[must_use]
+pub fn median_min(times: &[f64]) -> Option<(f64, f64)> {
+    if times.is_empty() {
+        return None;
+    }
+    let mut t: Vec<f64> = times.to_vec();
+    t.sort_by(f64::total_cmp);
+    let n = t.len();
+    let median = if n % 2 == 1 {
+        t[n / 2]
+    } else {
+        0.5 * (t[n / 2 - 1] + t[n / 2])
+    };
+    Some((median, t[0]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims() {
+        assert_eq!(dims_for_threads(0, 256), None);
+        assert_eq!(
+            dims_for_threads(1, 256),
+            Some(LaunchDims {
+                grid: 1,
+                block: 256
+            })
+        );
+        assert_eq!(
+            dims_for_threads(256, 256),
+            Some(LaunchDims {
+                grid: 1,
+                block: 256
+            })
+        );
+        assert_eq!(
+            dims_for_threads(257, 256),
+            Some(LaunchDims {
+                grid: 2,
+                block: 256
+            })
+        );
+        assert_eq!(dims_for_threads(u64::MAX, 256), None);
+        assert_eq!(dims_for_threads(10, 0), None);
+    }
+
+    #[test]
+    fn lanes_follow_mean_row_length() {
+        assert_eq!(csr_vector_lanes(0, 0), 2);
+        assert_eq!(csr_vector_lanes(10, 0), 2);
+        assert_eq!(csr_vector_lanes(10, 10), 2);
+        assert_eq!(csr_vector_lanes(100, 300), 4);
+        assert_eq!(csr_vector_lanes(100, 500), 8); // 2D Laplacian
+        assert_eq!(csr_vector_lanes(100, 1600), 16); // uniform 16/row
+        assert_eq!(csr_vector_lanes(100, 2700), 32); // 3D 27-point
+        assert_eq!(csr_vector_lanes(1, 100_000), 32);
+        for n in 1..200 {
+            assert!(CSR_VECTOR_LANES.contains(&csr_vector_lanes(7, n)));
+        }
+    }
+
+    #[test]
+    fn balanced_chunks() {
+        assert_eq!(balanced_chunk(0, 132), 32);
+        assert_eq!(balanced_chunk(1000, 132), 32);
+        assert_eq!(balanced_chunk(88_000_000, 132), 256);
+        let c = balanced_chunk(2_000_000, 132);
+        assert!(c % 32 == 0 && (32..=256).contains(&c));
+        assert_eq!(balanced_warps(0, 256), 0);
+        assert_eq!(balanced_warps(257, 256), 2);
+        assert_eq!(balanced_chunk(5, 0), 32);
+    }
+
+    #[test]
+    fn slices() {
+        assert_eq!(slice_count(0, 32), 0);
+        assert_eq!(slice_count(33, 32), 2);
+        assert_eq!(slice_count(5, 0), 0);
+        assert_eq!(sell_threads(2, 32), 64);
+    }
+
+    #[test]
+    fn traffic_and_rates() {
+        // CSR f32, 4 rows, 10 nnz: row_ptr 5*4 + col 10*4 + vals 10*4
+        let t = Traffic::new(20 + 40 + 40, 4, 4, 4);
+        assert_eq!(t.total(), 100 + 16 + 16);
+        assert!((t.gbps(1.0) - 132.0 / 1e-3 / 1e9).abs() < 1e-12);
+        assert_eq!(t.gbps(0.0), 0.0);
+        assert!((gflops(1_000_000, 1.0) - 2.0).abs() < 1e-12);
+        assert_eq!(gflops(10, 0.0), 0.0);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median_min(&[]), None);
+        assert_eq!(median_min(&[3.0, 1.0, 2.0]), Some((2.0, 1.0)));
+        assert_eq!(median_min(&[4.0, 1.0, 2.0, 3.0]), Some((2.5, 1.0)));
+    }
+}

@@ -1,0 +1,517 @@
+//! CPU references, in `f64`.
+//!
+//! [`spmv_ref`] is the reference every GPU result is checked against. The
+//! other functions carry the names of the CUDA kernels (`spmv_ell` here,
+//! `spmv_ell_f32` in `ell.cu`) and walk the same device arrays in the same
+//! order as their kernel, including the warp-level algorithms of the COO
+//! segmented and balanced CSR kernels (tiles, segmented scans, carries). Tests
+//! check each against `Csr::spmv`, so a layout misunderstanding shows up on a
+//! machine without a GPU.
+
+use rayon::prelude::*;
+use sparsetool_formats::{Csr, Index, Scalar};
+
+use crate::kernels::DType;
+
+/// `y = A x` in `f64` (values and `x` widened before multiplying).
+#[must_use]
+pub fn spmv_ref<T: Scalar, I: Index>(a: &Csr<T, I>, x: &[T]) -> Vec<f64> {
+    spmv_csr_scalar(a.row_ptr(), a.col_idx(), a.values(), x)
+}
+
+/// Reference of `spmv_csr_scalar_<t>`: one row at a time (rows in parallel;
+/// each row summed in order).
+///
+/// # Panics
+/// If the arrays are inconsistent (they come from validated format types).
+#[must_use]
+pub fn spmv_csr_scalar<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    (0..nrows)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+            (s..e)
+                .map(|k| vals[k].re() * x[col_idx[k].to_usize()].re())
+                .sum()
+        })
+        .collect()
+}
+
+/// Reference of `spmv_csr_vector_<t>_l<lanes>`: lane `l` sums entries
+/// `l, l + lanes, ...` of a row, then the lanes are added.
+#[must_use]
+pub fn spmv_csr_vector<T: Scalar, I: Index>(
+    lanes: usize,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let lanes = lanes.max(1);
+    let nrows = row_ptr.len().saturating_sub(1);
+    (0..nrows)
+        .map(|i| {
+            let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+            (0..lanes)
+                .map(|l| {
+                    (s + l..e)
+                        .step_by(lanes)
+                        .map(|k| vals[k].re() * x[col_idx[k].to_usize()].re())
+                        .sum::<f64>()
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Warp segmented inclusive scan over 32 lanes (as in `common.cuh`).
+fn warp_segmented_scan(keys: &[i64; 32], vals: &mut [f64; 32]) {
+    let mut off = 1;
+    while off < 32 {
+        let prev = *vals;
+        for lane in off..32 {
+            if keys[lane - off] == keys[lane] {
+                vals[lane] += prev[lane - off];
+            }
+        }
+        off *= 2;
+    }
+}
+
+/// Reference of `spmv_coo_<t>_segmented`: 32-entry tiles of row-sorted
+/// entries, one addition per row segment of a tile. Adds into `y`.
+pub fn spmv_coo_segmented<T: Scalar, I: Index>(
+    rows: &[I],
+    cols: &[I],
+    vals: &[T],
+    x: &[T],
+    y: &mut [f64],
+) {
+    for base in (0..vals.len()).step_by(32) {
+        let mut keys = [-1i64; 32];
+        let mut v = [0f64; 32];
+        for lane in 0..32 {
+            let k = base + lane;
+            if k < vals.len() {
+                keys[lane] = rows[k].to_i64();
+                v[lane] = vals[k].re() * x[cols[k].to_usize()].re();
+            }
+        }
+        warp_segmented_scan(&keys, &mut v);
+        for lane in 0..32 {
+            let k = base + lane;
+            let seg_end = lane == 31 || keys[lane + 1] != keys[lane];
+            if k < vals.len() && seg_end {
+                y[rows[k].to_usize()] += v[lane];
+            }
+        }
+    }
+}
+
+/// Reference of `spmv_coo_<t>` (one addition per entry). Adds into `y`.
+pub fn spmv_coo<T: Scalar, I: Index>(rows: &[I], cols: &[I], vals: &[T], x: &[T], y: &mut [f64]) {
+    for k in 0..vals.len() {
+        y[rows[k].to_usize()] += vals[k].re() * x[cols[k].to_usize()].re();
+    }
+}
+
+/// Reference of `spmv_csr_balanced_<t>`: equal chunks of `chunk` entries per
+/// warp, 32-entry tiles (rows found by binary lifting over 32 row ends, with
+/// a binary-search fallback past runs of empty rows), a carry between tiles, direct stores for rows inside
+/// the chunk and additions for rows cut by a chunk boundary. `y` must be zero
+/// on entry (as the kernel requires).
+pub fn spmv_csr_balanced<T: Scalar, I: Index>(
+    chunk: usize,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    y: &mut [f64],
+) {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let nnz = vals.len();
+    let chunk = chunk.max(32);
+    let rp = |r: usize| row_ptr[r].to_usize();
+    for begin in (0..nnz).step_by(chunk) {
+        let end = (begin + chunk).min(nnz);
+        // last r with row_ptr[r] <= begin
+        let (mut lo, mut hi) = (0usize, nrows);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if rp(mid) <= begin {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut row_cur = lo;
+        let (mut carry_row, mut carry) = (-1i64, 0f64);
+        for tile in (begin..end).step_by(32) {
+            let mut keys = [nrows as i64; 32];
+            let mut v = [0f64; 32];
+            let mut r_of = [row_cur; 32];
+            let mut row_end = [false; 32];
+            // the ends of rows row_cur .. row_cur + 31, one per lane
+            let ends: [usize; 32] = std::array::from_fn(|j| {
+                if row_cur + j < nrows {
+                    rp(row_cur + j + 1)
+                } else {
+                    usize::MAX
+                }
+            });
+            for lane in 0..32 {
+                let k = tile + lane;
+                // binary lifting: rows among the 32 that end at or before k
+                let mut lo = 0usize;
+                let mut step = 16;
+                while step > 0 {
+                    if ends[lo + step - 1] <= k {
+                        lo += step;
+                    }
+                    step /= 2;
+                }
+                let elo = ends[lo];
+                if elo <= k {
+                    lo += 1;
+                }
+                r_of[lane] = row_cur + lo;
+                if k < end {
+                    let mut r = row_cur + lo;
+                    let mut end_r = elo;
+                    if lo == 32 {
+                        let (mut a, mut b) = (row_cur + 32, nrows - 1);
+                        while a < b {
+                            let mid = a + (b - a).div_ceil(2);
+                            if rp(mid) <= k {
+                                a = mid;
+                            } else {
+                                b = mid - 1;
+                            }
+                        }
+                        r = a;
+                        end_r = rp(r + 1);
+                    }
+                    r_of[lane] = r;
+                    keys[lane] = r as i64;
+                    v[lane] = vals[k].re() * x[col_idx[k].to_usize()].re();
+                    row_end[lane] = k + 1 == end_r;
+                }
+            }
+            if keys[0] == carry_row {
+                v[0] += carry;
+            }
+            warp_segmented_scan(&keys, &mut v);
+            for lane in 0..32 {
+                let k = tile + lane;
+                let seg_end = lane == 31 || keys[lane + 1] != keys[lane];
+                if k < end && seg_end {
+                    let r = r_of[lane];
+                    if row_end[lane] {
+                        if rp(r) >= begin {
+                            y[r] = v[lane];
+                        } else {
+                            y[r] += v[lane];
+                        }
+                    } else if k + 1 == end {
+                        y[r] += v[lane];
+                    }
+                }
+            }
+            carry = v[31];
+            carry_row = if row_end[31] { -1 } else { keys[31] };
+            row_cur = r_of[31];
+        }
+    }
+}
+
+/// Reference of `spmv_ell_<t>`: slot `s` of row `i` at `s * nrows + i`,
+/// `row_nnz[i]` slots used.
+#[must_use]
+pub fn spmv_ell<T: Scalar, I: Index>(
+    nrows: usize,
+    width: usize,
+    row_nnz: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    (0..nrows)
+        .map(|i| {
+            let len = row_nnz[i].to_usize().min(width);
+            (0..len)
+                .map(|s| {
+                    let idx = s * nrows + i;
+                    vals[idx].re() * x[col_idx[idx].to_usize()].re()
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Reference of `spmv_jds_<t>`: sorted position `p` finds its row length by
+/// binary search over the diagonal lengths, walks that many diagonals, and
+/// the sum goes to `perm[p]`.
+#[must_use]
+pub fn spmv_jds<T: Scalar, I: Index>(
+    nrows: usize,
+    perm: &[I],
+    jd_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let mut y = vec![0f64; nrows];
+    let ndiag = jd_ptr.len().saturating_sub(1);
+    let dlen = |d: usize| jd_ptr[d + 1].to_usize() - jd_ptr[d].to_usize();
+    for p in 0..nrows {
+        // row length: diagonals longer than p (binary search, as the kernel)
+        let (mut lo, mut hi) = (0usize, ndiag);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if dlen(mid) > p {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut sum = 0f64;
+        for start in &jd_ptr[..lo] {
+            let idx = start.to_usize() + p;
+            sum += vals[idx].re() * x[col_idx[idx].to_usize()].re();
+        }
+        y[perm[p].to_usize()] = sum;
+    }
+    y
+}
+
+/// Reference of `spmv_sell_<t>`: slice `k`, local row `r`, slot `s` at
+/// `slice_ptr[k] + s * c + r` for every slot of the slice; padding slots
+/// (index -1) are skipped; the sum
+/// goes to `perm[p]` (or `p` without a permutation, cuSPARSE's layout).
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn spmv_sell<T: Scalar, I: Index>(
+    nrows: usize,
+    c: usize,
+    perm: Option<&[I]>,
+    slice_ptr: &[I],
+    slice_width: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let mut y = vec![0f64; nrows];
+    for p in 0..nrows {
+        let (k, r) = (p / c, p % c);
+        let base = slice_ptr[k].to_usize() + r;
+        let mut sum = 0f64;
+        for s in 0..slice_width[k].to_usize() {
+            let idx = base + s * c;
+            let col = col_idx[idx];
+            if col.to_i64() >= 0 {
+                sum += vals[idx].re() * x[col.to_usize()].re();
+            }
+        }
+        let row = perm.map_or(p, |pm| pm[p].to_usize());
+        y[row] = sum;
+    }
+    y
+}
+
+/// `||y - y_ref|| / ||y_ref||` (2-norms); the absolute error when `y_ref` is
+/// zero; infinity when `y` holds a NaN or an infinity, or the lengths differ.
+#[must_use]
+pub fn rel_error<T: Scalar>(y: &[T], y_ref: &[f64]) -> f64 {
+    if y.len() != y_ref.len() || y.iter().any(|v| !v.is_finite()) {
+        return f64::INFINITY;
+    }
+    let (mut num, mut den) = (0f64, 0f64);
+    for (a, b) in y.iter().zip(y_ref) {
+        let d = a.re() - b;
+        num += d * d;
+        den += b * b;
+    }
+    if den > 0.0 {
+        (num / den).sqrt()
+    } else {
+        num.sqrt()
+    }
+}
+
+/// Tolerance on [`rel_error`] for a value type and the longest row.
+///
+/// Inputs are rounded to `T` before the reference sees them, so only the
+/// accumulation error counts. Rounding errors of a length-`L` dot product with
+/// random signs grow like `sqrt(L)` (the probabilistic bound of Higham &
+/// Mary, 2019), while the order of additions differs between kernels. So the
+/// tolerance is `1e-4` for `f32` and `1e-12` for `f64` up to rows of 64
+/// entries, scaled by `sqrt(L / 64)` for longer rows.
+#[must_use]
+pub fn tolerance(dtype: DType, max_row_len: usize) -> f64 {
+    let base = match dtype {
+        DType::F32 => 1e-4,
+        DType::F64 => 1e-12,
+    };
+    base * (max_row_len as f64 / 64.0).sqrt().max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{coo_rows_from_row_ptr, sliced_ell_from_csr};
+
+    /// Deterministic pseudo-random numbers for tests (splitmix64).
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed;
+        move || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+    }
+
+    /// Random CSR with some empty rows, some long rows (up to `ncols`).
+    fn random_csr(nrows: usize, ncols: usize, seed: u64) -> Csr<f64, i32> {
+        let mut r = rng(seed);
+        let mut row_ptr = vec![0i32];
+        let (mut col, mut val) = (Vec::new(), Vec::new());
+        for _ in 0..nrows {
+            let len = match r() % 10 {
+                0 => 0,
+                1 => (r() as usize) % ncols.max(1),
+                _ => (r() as usize) % 6,
+            }
+            .min(ncols);
+            let mut cs: Vec<i32> = (0..len).map(|_| (r() as usize % ncols) as i32).collect();
+            cs.sort_unstable();
+            cs.dedup();
+            for c in cs {
+                col.push(c);
+                val.push((r() % 2000) as f64 / 1000.0 - 1.0);
+            }
+            row_ptr.push(col.len() as i32);
+        }
+        Csr::try_from_parts(nrows, ncols, row_ptr, col, val).unwrap()
+    }
+
+    fn matrices() -> Vec<Csr<f64, i32>> {
+        let mut v = vec![
+            Csr::empty(0, 0),
+            Csr::empty(3, 4),
+            // a single dense row of 300 entries among empty rows
+            Csr::try_from_parts(
+                3,
+                300,
+                vec![0, 0, 300, 300],
+                (0..300).collect(),
+                (0..300).map(|i| (i % 7) as f64 - 3.0).collect(),
+            )
+            .unwrap(),
+        ];
+        for (n, m, s) in [
+            (1, 1, 1),
+            (7, 5, 2),
+            (100, 80, 3),
+            (1000, 1000, 4),
+            (257, 3000, 5),
+        ] {
+            v.push(random_csr(n, m, s));
+        }
+        v
+    }
+
+    fn x_for(a: &Csr<f64, i32>, seed: u64) -> Vec<f64> {
+        let mut r = rng(seed);
+        (0..a.ncols())
+            .map(|_| (r() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            .collect()
+    }
+
+    fn close(a: &[f64], b: &[f64]) {
+        assert_eq!(a.len(), b.len());
+        for (u, v) in a.iter().zip(b) {
+            assert!((u - v).abs() <= 1e-12 * (1.0 + v.abs()), "{u} vs {v}");
+        }
+    }
+
+    #[test]
+    fn references_equal_csr_spmv() {
+        for a in matrices() {
+            let x = x_for(&a, 9);
+            let mut y = vec![0.0; a.nrows()];
+            a.spmv(&x, &mut y);
+            close(&spmv_ref(&a, &x), &y);
+            for lanes in [1, 2, 4, 8, 16, 32] {
+                close(
+                    &spmv_csr_vector(lanes, a.row_ptr(), a.col_idx(), a.values(), &x),
+                    &y,
+                );
+            }
+            let rows = coo_rows_from_row_ptr(a.row_ptr());
+            let mut yc = vec![0.0; a.nrows()];
+            spmv_coo(&rows, a.col_idx(), a.values(), &x, &mut yc);
+            close(&yc, &y);
+            let mut ys = vec![0.0; a.nrows()];
+            spmv_coo_segmented(&rows, a.col_idx(), a.values(), &x, &mut ys);
+            close(&ys, &y);
+            for chunk in [32, 64, 256] {
+                let mut yb = vec![0.0; a.nrows()];
+                spmv_csr_balanced(chunk, a.row_ptr(), a.col_idx(), a.values(), &x, &mut yb);
+                close(&yb, &y);
+            }
+            for c in [1, 4, 32] {
+                let s = sliced_ell_from_csr(a.row_ptr(), a.col_idx(), a.values(), c).unwrap();
+                let ysell = spmv_sell::<f64, i32>(
+                    a.nrows(),
+                    c,
+                    None,
+                    &s.slice_ptr,
+                    &s.slice_width,
+                    &s.col_idx,
+                    &s.values,
+                    &x,
+                );
+                close(&ysell, &y);
+            }
+        }
+    }
+
+    #[test]
+    fn ell_and_jds_references_on_hand_layouts() {
+        // rows: [1@0 2@2] [] [3@1]
+        let x = [1.0, 10.0, 100.0];
+        let ell = spmv_ell::<f64, i32>(
+            3,
+            2,
+            &[2, 0, 1],
+            &[0, -1, 1, 2, -1, -1],
+            &[1.0, 0.0, 3.0, 2.0, 0.0, 0.0],
+            &x,
+        );
+        assert_eq!(ell, vec![201.0, 0.0, 30.0]);
+        // JDS: sorted rows 0 (len 2), 2 (len 1), 1 (len 0)
+        let jds = spmv_jds::<f64, i32>(3, &[0, 2, 1], &[0, 2, 3], &[0, 1, 2], &[1.0, 3.0, 2.0], &x);
+        assert_eq!(jds, vec![201.0, 0.0, 30.0]);
+    }
+
+    #[test]
+    fn errors_and_tolerances() {
+        assert_eq!(rel_error(&[1.0f64, 2.0], &[1.0, 2.0]), 0.0);
+        assert!(rel_error(&[f64::NAN, 2.0], &[1.0, 2.0]).is_infinite());
+        assert!(rel_error(&[1.0f32], &[1.0, 2.0]).is_infinite());
+        assert!((rel_error(&[0.5f64], &[0.0]) - 0.5).abs() < 1e-15);
+        assert_eq!(rel_error::<f32>(&[], &[]), 0.0);
+        assert_eq!(tolerance(DType::F32, 5), 1e-4);
+        assert_eq!(tolerance(DType::F64, 64), 1e-12);
+        assert!((tolerance(DType::F32, 6400) - 1e-3).abs() < 1e-15);
+    }
+}

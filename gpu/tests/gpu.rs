@@ -1,0 +1,643 @@
+//! GPU tests, written once and run over every kernel x {f32, f64} x every test
+//! matrix (seed examples, empty rows, empty matrices, a single dense row,
+//! random and power-law-like matrices, and every `.mtx` / `.mtx.gz` under
+//! `fixtures/matrices/real/`, found from the current directory or
+//! `SPARSETOOL_FIXTURES`).
+//!
+//! Without a CUDA device each test prints `SKIPPED: no CUDA device` and
+//! passes, unless `SPARSETOOL_REQUIRE_GPU=1`, where it fails instead.
+
+use std::path::{Path, PathBuf};
+
+use sparsetool_convert::HybWidth;
+use sparsetool_formats::{Complex64, Coo, Csr, Index, Scalar, Sell};
+use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
+use sparsetool_gpu::{
+    bench, driver_available, spmv_gpu, spmv_gpu_with, AnyFormatRef, BenchOptions, DType,
+    GpuContext, GpuError, GpuKernel,
+};
+
+fn require_gpu() -> bool {
+    std::env::var("SPARSETOOL_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// The device, or `None` after printing the skip line.
+fn ctx() -> Option<GpuContext> {
+    match GpuContext::new(0) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            assert!(
+                !require_gpu(),
+                "SPARSETOOL_REQUIRE_GPU=1 but no device: {e}"
+            );
+            println!("SKIPPED: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn context_without_driver_is_an_error_not_a_panic() {
+    let r = std::panic::catch_unwind(|| GpuContext::new(0).map(|_| ()));
+    let r = r.expect("GpuContext::new panicked");
+    if !driver_available() {
+        assert!(matches!(r, Err(GpuError::NoDevice(_))), "{r:?}");
+        let msg = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(msg.contains("libcuda"), "{msg}");
+    }
+    // a device ordinal that cannot exist is an error on any machine
+    let far = std::panic::catch_unwind(|| GpuContext::new(4096).map(|_| ()));
+    assert!(matches!(far, Ok(Err(GpuError::NoDevice(_)))), "{far:?}");
+}
+
+// ---------------------------------------------------------------- matrices
+
+fn splitmix(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn unit(r: &mut impl FnMut() -> u64) -> f64 {
+    (r() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+fn csr(n: usize, m: usize, rp: Vec<i32>, c: Vec<i32>, v: Vec<f64>) -> Csr<f64, i32> {
+    Csr::try_from_parts(n, m, rp, c, v).expect("valid test matrix")
+}
+
+/// Rows with lengths from `len(i)`, random distinct columns, random values.
+fn by_lengths(
+    nrows: usize,
+    ncols: usize,
+    seed: u64,
+    len: impl Fn(usize, u64) -> usize,
+) -> Csr<f64, i32> {
+    let mut r = splitmix(seed);
+    let (mut rp, mut col, mut val) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..nrows {
+        let l = len(i, r()).min(ncols);
+        let mut cs: Vec<i32> = if l * 2 > ncols {
+            (0..ncols as i32)
+                .filter(|_| (r() % ncols as u64) < l as u64 * 2)
+                .take(l)
+                .collect()
+        } else {
+            let mut s = std::collections::BTreeSet::new();
+            while s.len() < l {
+                s.insert((r() % ncols as u64) as i32);
+            }
+            s.into_iter().collect()
+        };
+        cs.sort_unstable();
+        for c in cs {
+            col.push(c);
+            val.push(unit(&mut r));
+        }
+        rp.push(col.len() as i32);
+    }
+    csr(nrows, ncols, rp, col, val)
+}
+
+fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
+    let mut v = vec![
+        (
+            "seed-A".into(),
+            csr(
+                3,
+                3,
+                vec![0, 2, 3, 5],
+                vec![0, 2, 1, 0, 2],
+                vec![1., 2., 3., 4., 5.],
+            ),
+        ),
+        (
+            "seed-B".into(),
+            csr(
+                4,
+                4,
+                vec![0, 2, 5, 7, 8],
+                vec![0, 2, 0, 2, 3, 1, 2, 3],
+                vec![1., 7., 5., 3., 9., 2., 8., 6.],
+            ),
+        ),
+        (
+            "seed-C".into(),
+            csr(
+                4,
+                5,
+                vec![0, 3, 5, 6, 9],
+                vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
+                vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
+            ),
+        ),
+        ("empty-0x0".into(), Csr::empty(0, 0)),
+        ("empty-5x7".into(), Csr::empty(5, 7)),
+        ("empty-1x0".into(), Csr::empty(1, 0)),
+        (
+            "one-entry".into(),
+            csr(1, 1, vec![0, 1], vec![0], vec![2.5]),
+        ),
+        (
+            "dense-row".into(),
+            // one full row of 5000 among short rows and empty rows
+            by_lengths(300, 5000, 11, |i, r| {
+                if i == 150 {
+                    5000
+                } else if i % 3 == 0 {
+                    0
+                } else {
+                    (r % 4) as usize
+                }
+            }),
+        ),
+        (
+            "empty-rows".into(),
+            by_lengths(1000, 800, 12, |i, r| {
+                if i % 2 == 0 {
+                    0
+                } else {
+                    1 + (r % 5) as usize
+                }
+            }),
+        ),
+        ("uniform-16".into(), by_lengths(5000, 5000, 13, |_, _| 16)),
+        (
+            "random".into(),
+            by_lengths(3001, 2003, 14, |_, r| (r % 12) as usize),
+        ),
+        (
+            "power-law".into(),
+            by_lengths(20_000, 20_000, 15, |_, r| {
+                let u = ((r >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                ((u.powf(-1.0 / 1.2)) as usize).min(4000)
+            }),
+        ),
+        (
+            "long-rows".into(),
+            by_lengths(40, 100_000, 16, |i, _| 300 * (i + 1)),
+        ),
+    ];
+    // 2D 5-point Laplacian on a 70x70 grid
+    let g = 70usize;
+    let (mut rp, mut col, mut val) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..g {
+        for j in 0..g {
+            let mut push = |c: usize, w: f64| {
+                col.push(c as i32);
+                val.push(w);
+            };
+            let k = i * g + j;
+            if i > 0 {
+                push(k - g, -1.0);
+            }
+            if j > 0 {
+                push(k - 1, -1.0);
+            }
+            push(k, 4.0);
+            if j + 1 < g {
+                push(k + 1, -1.0);
+            }
+            if i + 1 < g {
+                push(k + g, -1.0);
+            }
+            rp.push(col.len() as i32);
+        }
+    }
+    v.push(("laplace2d-70".into(), csr(g * g, g * g, rp, col, val)));
+    // long runs of empty rows (more than 32 rows inside one 32-entry tile)
+    v.push((
+        "empty-runs".into(),
+        by_lengths(20_000, 300, 17, |i, r| {
+            if i % 97 == 0 {
+                1 + (r % 40) as usize
+            } else {
+                0
+            }
+        }),
+    ));
+    v
+}
+
+fn fixtures_dir() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("SPARSETOOL_FIXTURES") {
+        return Some(PathBuf::from(p));
+    }
+    ["fixtures/matrices/real", "../fixtures/matrices/real"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_dir())
+}
+
+fn real_matrices() -> Vec<(String, Csr<f64, i32>)> {
+    let Some(dir) = fixtures_dir() else {
+        println!("note: no fixtures/matrices/real found (set SPARSETOOL_FIXTURES)");
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        let n = p.to_string_lossy();
+        n.ends_with(".mtx") || n.ends_with(".mtx.gz")
+    });
+    files.sort();
+    let mut out = Vec::new();
+    for p in files {
+        match read_mtx(&p) {
+            Ok(a) => out.push((
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                a,
+            )),
+            Err(e) => println!("note: {} not used: {e}", p.display()),
+        }
+    }
+    out
+}
+
+fn read_mtx(p: &Path) -> Result<Csr<f64, i32>, String> {
+    let m = sparsetool_formats::mm::read_path::<f64, i32>(p, &Default::default())
+        .map_err(|e| e.to_string())?;
+    Ok(sparsetool_convert::coo_to_csr(&m.coo))
+}
+
+fn all_matrices() -> Vec<(String, Csr<f64, i32>)> {
+    let mut v = builtin_matrices();
+    v.extend(real_matrices());
+    v
+}
+
+fn cast<T: Scalar, I: Index>(a: &Csr<f64, i32>) -> Csr<T, I> {
+    let rp = a
+        .row_ptr()
+        .iter()
+        .map(|&v| I::from_usize_unchecked(v as usize))
+        .collect();
+    let ci = a
+        .col_idx()
+        .iter()
+        .map(|&v| I::from_usize_unchecked(v as usize))
+        .collect();
+    let vals = a.values().iter().map(|&v| T::from_parts(v, 0.0)).collect();
+    Csr::try_from_parts(a.nrows(), a.ncols(), rp, ci, vals).expect("cast")
+}
+
+fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    let mut r = splitmix(seed);
+    (0..n).map(|_| T::from_parts(unit(&mut r), 0.0)).collect()
+}
+
+// ----------------------------------------------------------------- checks
+
+/// Every kernel variant to test, with the format conversion it needs.
+fn kernels() -> Vec<GpuKernel> {
+    let mut k = GpuKernel::ALL.to_vec();
+    for l in sparsetool_gpu::plan::CSR_VECTOR_LANES {
+        k.push(GpuKernel::CsrVector(Some(l)));
+    }
+    k.push(GpuKernel::CsrBalanced(Some(32)));
+    k.push(GpuKernel::CsrBalanced(Some(256)));
+    k
+}
+
+/// Runs one kernel on one matrix in one format: on the GPU, or on the CPU
+/// through the kernel's reference twin.
+type Runner<'r, T, I> =
+    dyn Fn(&AnyFormatRef<'_, T, I>, &[T], GpuKernel) -> Result<Vec<f64>, String> + 'r;
+
+fn gpu_runner<T: Scalar, I: Index>(ctx: &GpuContext) -> Box<Runner<'_, T, I>> {
+    Box::new(move |a, x, k| {
+        spmv_gpu_with(ctx, a, x, k)
+            .map(|y| y.iter().map(|v| v.re()).collect())
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// The CPU twin of each kernel (reference.rs), reading the same arrays the
+/// GPU would, in the same order.
+fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
+    use sparsetool_gpu::plan;
+    use sparsetool_gpu::reference as r;
+    Box::new(|a, x, k| {
+        let sorted = |c: &Coo<T, I>| {
+            let mut o: Vec<usize> = (0..c.nnz()).collect();
+            o.sort_by_key(|&i| c.rows()[i]);
+            let rows: Vec<I> = o.iter().map(|&i| c.rows()[i]).collect();
+            let cols: Vec<I> = o.iter().map(|&i| c.cols()[i]).collect();
+            let vals: Vec<T> = o.iter().map(|&i| c.values()[i]).collect();
+            (rows, cols, vals)
+        };
+        Ok(match (a, k) {
+            (AnyFormatRef::Csr(m), GpuKernel::CsrScalar) => {
+                r::spmv_csr_scalar(m.row_ptr(), m.col_idx(), m.values(), x)
+            }
+            (AnyFormatRef::Csr(m), GpuKernel::CsrVector(l)) => {
+                let l = l.unwrap_or_else(|| plan::csr_vector_lanes(m.nrows(), m.nnz()));
+                r::spmv_csr_vector(l as usize, m.row_ptr(), m.col_idx(), m.values(), x)
+            }
+            (AnyFormatRef::Csr(m), GpuKernel::CsrBalanced(c)) => {
+                let c = c.unwrap_or_else(|| plan::balanced_chunk(m.nnz(), 132));
+                let mut y = vec![0.0; m.nrows()];
+                r::spmv_csr_balanced(c as usize, m.row_ptr(), m.col_idx(), m.values(), x, &mut y);
+                y
+            }
+            (AnyFormatRef::Coo(m), GpuKernel::CooAtomic) => {
+                let mut y = vec![0.0; m.nrows()];
+                r::spmv_coo(m.rows(), m.cols(), m.values(), x, &mut y);
+                y
+            }
+            (AnyFormatRef::Coo(m), GpuKernel::CooSegmented) => {
+                let (rows, cols, vals) = sorted(m);
+                let mut y = vec![0.0; m.nrows()];
+                r::spmv_coo_segmented(&rows, &cols, &vals, x, &mut y);
+                y
+            }
+            (AnyFormatRef::Ell(m), GpuKernel::Ell) => r::spmv_ell(
+                m.nrows(),
+                m.width(),
+                m.row_nnz(),
+                m.col_idx(),
+                m.values(),
+                x,
+            ),
+            (AnyFormatRef::Hyb(h), GpuKernel::Hyb) => {
+                let e = h.ell();
+                let mut y = r::spmv_ell(
+                    e.nrows(),
+                    e.width(),
+                    e.row_nnz(),
+                    e.col_idx(),
+                    e.values(),
+                    x,
+                );
+                let c = h.coo();
+                r::spmv_coo_segmented(c.rows(), c.cols(), c.values(), x, &mut y);
+                y
+            }
+            (AnyFormatRef::Jds(m), GpuKernel::Jds) => {
+                r::spmv_jds(m.nrows(), m.perm(), m.jd_ptr(), m.col_idx(), m.values(), x)
+            }
+            (AnyFormatRef::Sell(m), GpuKernel::Sell) => r::spmv_sell(
+                m.nrows(),
+                m.slice_height(),
+                Some(m.perm()),
+                m.slice_ptr(),
+                m.slice_width(),
+                m.col_idx(),
+                m.values(),
+                x,
+            ),
+            (a, k) => return Err(format!("kernel {} cannot read {}", k.name(), a.kind())),
+        })
+    })
+}
+
+/// Runs `kernel` on `a` (converted to the kernel's format in every variant
+/// worth testing) and returns a list of failures.
+fn check_kernel<T: Scalar, I: Index>(
+    run: &Runner<'_, T, I>,
+    name: &str,
+    a: &Csr<T, I>,
+    kernel: GpuKernel,
+    dtype: DType,
+) -> Vec<String> {
+    let x: Vec<T> = x_for(a.ncols(), 0xabc ^ a.nnz() as u64);
+    let y_ref = spmv_ref(a, &x);
+    let tol = tolerance(dtype, a.max_row_len());
+    let mut fails = Vec::new();
+    let mut conv_fails = Vec::new();
+    let mut check = |label: String, r: Result<Vec<f64>, String>| match r {
+        Ok(y) => {
+            let e = rel_error(&y, &y_ref);
+            if e.is_nan() || e > tol {
+                fails.push(format!(
+                    "{name} {label} {}: rel_error {e:.3e} > {tol:.1e}",
+                    T::NAME
+                ));
+            }
+        }
+        Err(e) => fails.push(format!("{name} {label} {}: {e}", T::NAME)),
+    };
+    let label = format!("{}/{kernel:?}/{}", kernel.name(), I::NAME);
+    match kernel {
+        GpuKernel::CsrScalar | GpuKernel::CsrVector(_) | GpuKernel::CsrBalanced(_) => {
+            check(label, run(&AnyFormatRef::Csr(a), &x, kernel));
+        }
+        GpuKernel::CooAtomic | GpuKernel::CooSegmented => {
+            let coo = sparsetool_convert::csr_to_coo(a);
+            check(label.clone(), run(&AnyFormatRef::Coo(&coo), &x, kernel));
+            // the same entries in reverse order (unsorted COO)
+            let (n, m, r, c, v) = coo.into_parts();
+            let rev = Coo::try_from_parts(
+                n,
+                m,
+                r.into_iter().rev().collect(),
+                c.into_iter().rev().collect(),
+                v.into_iter().rev().collect(),
+            )
+            .expect("reversed coo");
+            check(
+                label + "/unsorted",
+                run(&AnyFormatRef::Coo(&rev), &x, kernel),
+            );
+        }
+        GpuKernel::Ell => match sparsetool_convert::csr_to_ell(a, None, true) {
+            Ok(e) => check(label, run(&AnyFormatRef::Ell(&e), &x, kernel)),
+            Err(e) => println!("note: {name}: no ELL ({e})"),
+        },
+        GpuKernel::Hyb => {
+            let mut widths = vec![HybWidth::Auto];
+            if a.ncols() >= 2 {
+                widths.push(HybWidth::Fixed(2));
+            }
+            for w in widths {
+                match sparsetool_convert::csr_to_hyb(a, w) {
+                    Ok(h) => check(
+                        format!("{label}/{w:?}"),
+                        run(&AnyFormatRef::Hyb(&h), &x, kernel),
+                    ),
+                    Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
+                }
+            }
+        }
+        GpuKernel::Jds => {
+            let j = sparsetool_convert::csr_to_jds(a);
+            check(label, run(&AnyFormatRef::Jds(&j), &x, kernel));
+        }
+        GpuKernel::Sell => {
+            for (c, sigma) in [
+                (32, Sell::<T, I>::default_sigma(32)),
+                (4, 8),
+                (1, 1),
+                (32, 1),
+            ] {
+                match sparsetool_convert::csr_to_sell(a, c, sigma) {
+                    Ok(s) => check(
+                        format!("{label}/C{c}s{sigma}"),
+                        run(&AnyFormatRef::Sell(&s), &x, kernel),
+                    ),
+                    Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
+                }
+            }
+        }
+    }
+    fails.extend(conv_fails);
+    fails
+}
+
+fn run_all<T: Scalar, I: Index>(
+    run: &Runner<'_, T, I>,
+    dtype: DType,
+    matrices: &[(String, Csr<f64, i32>)],
+) -> Vec<String> {
+    let mut fails = Vec::new();
+    for (name, a) in matrices {
+        let a: Csr<T, I> = cast(a);
+        for k in kernels() {
+            fails.extend(check_kernel(run, name, &a, k, dtype));
+        }
+    }
+    fails
+}
+
+fn report(fails: &[String]) {
+    for f in fails {
+        println!("FAIL {f}");
+    }
+    assert!(
+        fails.is_empty(),
+        "{} failing cases (listed above)",
+        fails.len()
+    );
+}
+
+#[test]
+fn every_kernel_f32() {
+    let Some(ctx) = ctx() else { return };
+    report(&run_all::<f32, i32>(
+        &*gpu_runner(&ctx),
+        DType::F32,
+        &all_matrices(),
+    ));
+}
+
+#[test]
+fn every_kernel_f64() {
+    let Some(ctx) = ctx() else { return };
+    report(&run_all::<f64, i32>(
+        &*gpu_runner(&ctx),
+        DType::F64,
+        &all_matrices(),
+    ));
+}
+
+#[test]
+fn every_kernel_i64_indices() {
+    let Some(ctx) = ctx() else { return };
+    report(&run_all::<f64, i64>(
+        &*gpu_runner(&ctx),
+        DType::F64,
+        &builtin_matrices(),
+    ));
+}
+
+/// The CPU twins of every kernel on every matrix and format: runs on any
+/// machine, so layout misunderstandings show up without a GPU.
+#[test]
+fn cpu_twins_of_every_kernel() {
+    let m = all_matrices();
+    report(&run_all::<f64, i32>(&*cpu_runner(), DType::F64, &m));
+    report(&run_all::<f32, i64>(
+        &*cpu_runner(),
+        DType::F32,
+        &builtin_matrices(),
+    ));
+}
+
+#[test]
+fn default_kernels_and_errors() {
+    let Some(ctx) = ctx() else { return };
+    let a = csr(
+        3,
+        3,
+        vec![0, 2, 3, 5],
+        vec![0, 2, 1, 0, 2],
+        vec![1., 2., 3., 4., 5.],
+    );
+    let y = spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0, 1.0, 1.0]).expect("spmv");
+    assert_eq!(y, vec![3.0, 3.0, 9.0]);
+    assert!(matches!(
+        spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0]),
+        Err(GpuError::Shape {
+            expected: 3,
+            actual: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        spmv_gpu_with(&ctx, &AnyFormatRef::Csr(&a), &[1.0; 3], GpuKernel::Ell),
+        Err(GpuError::KernelMismatch { .. })
+    ));
+    let z: Csr<Complex64, i32> =
+        Csr::try_from_parts(1, 1, vec![0, 1], vec![0], vec![Complex64::new(1.0, 1.0)]).expect("c");
+    assert!(matches!(
+        spmv_gpu(&ctx, &AnyFormatRef::Csr(&z), &[Complex64::new(1.0, 0.0)]),
+        Err(GpuError::Unsupported { dtype: "c128", .. })
+    ));
+    // repeated runs give the same answer (a moving error would be a race)
+    let p = &builtin_matrices()[11].1;
+    let x: Vec<f64> = x_for(p.ncols(), 5);
+    for k in [GpuKernel::CsrBalanced(Some(32)), GpuKernel::CooSegmented] {
+        let m = if k == GpuKernel::CooSegmented {
+            let c = sparsetool_convert::csr_to_coo(p);
+            let y1 = spmv_gpu_with(&ctx, &AnyFormatRef::Coo(&c), &x, k).expect("run");
+            let y2 = spmv_gpu_with(&ctx, &AnyFormatRef::Coo(&c), &x, k).expect("run");
+            rel_error(&y1, &y2)
+        } else {
+            let y1 = spmv_gpu_with(&ctx, &AnyFormatRef::Csr(p), &x, k).expect("run");
+            let y2 = spmv_gpu_with(&ctx, &AnyFormatRef::Csr(p), &x, k).expect("run");
+            rel_error(&y1, &y2)
+        };
+        assert!(m < 1e-13, "{k:?} moved by {m:e}");
+    }
+}
+
+#[test]
+fn bench_small_matrix_all_ok() {
+    let Some(ctx) = ctx() else { return };
+    for (name, a) in [&builtin_matrices()[11], &builtin_matrices()[13]] {
+        let opts = BenchOptions {
+            reps: 5,
+            warmup: 1,
+            copy_bytes: 64 << 20,
+            ..Default::default()
+        };
+        let a32: Csr<f32, i32> = cast(a);
+        let r = bench(&ctx, &a32, &opts).expect("bench f32");
+        let r64 = bench(&ctx, a, &opts).expect("bench f64");
+        for rep in [&r, &r64] {
+            println!("{}", serde_json::to_string(rep).unwrap_or_default());
+            assert!(rep.copy_gbps > 0.0);
+            for k in &rep.results {
+                assert!(
+                    k.ok,
+                    "{name} {} {}: rel_error {:e}",
+                    rep.dtype, k.kernel, k.rel_error
+                );
+                assert!(k.median_ms > 0.0 && k.min_ms <= k.median_ms);
+            }
+            assert!(
+                rep.results.iter().any(|k| k.baseline),
+                "no cuSPARSE result: {:?}",
+                rep.skipped
+            );
+        }
+    }
+}

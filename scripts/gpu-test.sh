@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Runs ON the GPU machine, from the repository root, with binaries built by
+# scripts/gpu-build.sh carried in:
+#   bash scripts/gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]
+# 1. the GPU tests (every kernel x f32/f64 x every test matrix) with
+#    SPARSETOOL_REQUIRE_GPU=1 (a missing device fails instead of skipping);
+# 2. the NVRTC compile test (unit tests), if that binary is given;
+# 3. compute-sanitizer memcheck on the GPU tests (built-in matrices), if present;
+# 4. large matrices generated here (`sparsetool gen`), `sparsetool bench` on
+#    each in f32 and f64, JSON under $OUT;
+# 5. a compact summary table, printed last.
+# Steps run in that order of importance (tests, bench, memcheck) within a time
+# BUDGET (default 560 s, under the device tool's 600 s per command); a step
+# that no longer fits is skipped and says so.
+# Environment knobs: REPS (default 30), SCALE (multiplies matrix sizes, default 1),
+# BUDGET, EXT (container of generated matrices: spb (default) or mtx),
+# SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, MATRICES="kind:rows:k:alpha ...".
+set -uo pipefail
+ST=${1:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
+GT=${2:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
+UT=${3:-}
+OUT=${OUT:-$(mktemp -d)}
+REPS=${REPS:-30}
+SCALE=${SCALE:-1}
+WORK=${WORK:-/tmp/sparsetool-gpu}
+mkdir -p "$OUT" "$WORK"
+chmod +x "$ST" "$GT" ${UT:+"$UT"} 2>/dev/null || true
+status=0
+summary=()
+START=$(date +%s)
+BUDGET=${BUDGET:-560}
+EXT=${EXT:-spb}
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+# cap a step's timeout by what is left of the budget
+cap() { local want=$1 l; l=$(left); [ "$l" -lt "$want" ] && want=$l; echo "$want"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+    > "$OUT/nvidia-smi.txt" 2>&1 || true
+
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+    echo "== GPU tests (SPARSETOOL_REQUIRE_GPU=1)"
+    if SPARSETOOL_REQUIRE_GPU=1 timeout "$(cap 240)" "$GT" --test-threads=1 --nocapture \
+        > "$OUT/gpu-tests.log" 2>&1; then
+        summary+=("gpu tests: $(grep -E '^test result' "$OUT/gpu-tests.log" | tail -1)")
+    else
+        status=1
+        summary+=("gpu tests: FAILED (see gpu-tests.log)")
+        grep -E '^FAIL|panicked|^test .* FAILED' "$OUT/gpu-tests.log" | head -30
+    fi
+    if [ -n "$UT" ]; then
+        if timeout "$(cap 60)" "$UT" --test-threads=1 --nocapture > "$OUT/unit-tests.log" 2>&1; then
+            if grep -q 'SKIPPED: no libnvrtc' "$OUT/unit-tests.log"; then
+                summary+=("nvrtc compile test: SKIPPED (no libnvrtc found here)")
+            else
+                summary+=("unit tests incl. nvrtc compile: $(grep -E '^test result' "$OUT/unit-tests.log" | tail -1)")
+            fi
+        else
+            status=1
+            summary+=("unit tests: FAILED (see unit-tests.log)")
+        fi
+    fi
+fi
+
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+    # kind:rows:nnz-per-row:alpha  (each >= ~50M nnz at SCALE=1)
+    MATRICES=${MATRICES:-"laplace2d:12500000:5:0 laplace3d:2000000:27:0 uniform:3200000:16:0 powerlaw:6000000:10:2.0"}
+    for spec in $MATRICES; do
+        IFS=: read -r kind rows k alpha <<< "$spec"
+        rows=$(python3 -c "print(int($rows * $SCALE))")
+        if [ "$(left)" -lt 40 ]; then
+            summary+=("bench $kind: skipped (time budget spent)")
+            continue
+        fi
+        f="$WORK/$kind-$rows.$EXT"
+        if [ ! -s "$f" ]; then
+            echo "== gen $kind rows=$rows k=$k alpha=$alpha"
+            t0=$(date +%s)
+            gen() { timeout "$(cap 200)" "$ST" gen "$kind" --rows "$rows" --nnz-per-row "$k" --seed 1 \
+                --alpha "$alpha" -o "$1" >> "$OUT/gen-$kind.log" 2>&1; }
+            if ! gen "$f" && [ "$EXT" != mtx ]; then
+                echo "   gen to .$EXT failed; trying .mtx"
+                f="$WORK/$kind-$rows.mtx"
+                [ -s "$f" ] || gen "$f" || rm -f "$f"
+            fi
+            if [ ! -s "$f" ]; then
+                summary+=("gen $kind: FAILED (see gen-$kind.log)")
+                status=1
+                continue
+            fi
+            echo "   $(($(date +%s) - t0)) s, $(du -h "$f" | cut -f1)"
+        fi
+        for dt in f32 f64; do
+            echo "== bench $kind $dt"
+            j="$OUT/bench-$kind-$dt.json"
+            if [ "$(left)" -lt 20 ]; then
+                summary+=("bench $kind $dt: skipped (time budget spent)")
+                continue
+            fi
+            if ! timeout "$(cap 240)" "$ST" bench "$f" --device gpu --dtype "$dt" --reps "$REPS" --json \
+                > "$j" 2> "$OUT/bench-$kind-$dt.err"; then
+                summary+=("bench $kind $dt: FAILED (see bench-$kind-$dt.err)")
+                status=1
+            fi
+        done
+    done
+fi
+
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
+    CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    if [ "$(left)" -lt 40 ]; then
+        summary+=("memcheck: skipped (time budget spent)")
+    elif [ -n "$CS" ]; then
+        echo "== compute-sanitizer memcheck (built-in matrices)"
+        if SPARSETOOL_FIXTURES=/nonexistent SPARSETOOL_REQUIRE_GPU=1 timeout "$(cap 200)" \
+            "$CS" --tool memcheck --error-exitcode 9 "$GT" --test-threads=1 every_kernel_f64 \
+            > "$OUT/memcheck.log" 2>&1; then
+            summary+=("memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)")
+        else
+            summary+=("memcheck: FAILED or timed out (rc $?, see memcheck.log)")
+            status=1
+        fi
+    else
+        summary+=("memcheck: compute-sanitizer not found")
+    fi
+fi
+
+echo
+echo "================ summary  ($(($(date +%s) - START)) s used of $BUDGET)"
+printf '%s\n' "${summary[@]}"
+python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
+import glob, json, os, sys
+out = sys.argv[1]
+rows = []
+for path in sorted(glob.glob(os.path.join(out, "bench-*.json"))):
+    try:
+        r = json.load(open(path))
+    except Exception as e:
+        print(f"{os.path.basename(path)}: unreadable ({e})")
+        continue
+    name = os.path.basename(path)[6:-5]
+    copy = r.get("copy_gbps", 0.0)
+    res = r.get("results", [])
+    ours = [k for k in res if not k.get("baseline")]
+    base = [k for k in res if k.get("baseline")]
+    best = min(ours, key=lambda k: k["median_ms"], default=None)
+    bbest = min(base, key=lambda k: k["median_ms"], default=None)
+    m = r.get("matrix", {})
+    print(f"\n{name}: {m.get('nrows')} rows, {m.get('nnz')} nnz, copy {copy:.0f} GB/s, tol {r.get('tolerance', 0):.1e}")
+    print(f"  {'kernel':20s} {'median_ms':>10s} {'min_ms':>9s} {'GB/s':>7s} {'%copy':>6s} {'GFLOP/s':>8s} {'rel_err':>9s} ok")
+    for k in sorted(res, key=lambda k: k["median_ms"]):
+        pct = 100 * k["gbps"] / copy if copy else 0
+        print(f"  {k['kernel']:20s} {k['median_ms']:10.4f} {k['min_ms']:9.4f} {k['gbps']:7.0f} {pct:5.0f}% "
+              f"{k['gflops']:8.1f} {k['rel_error']:9.1e} {'ok' if k['ok'] else 'BAD'}")
+    for s in r.get("skipped", []):
+        print(f"  skipped {s['kernel']}: {s['reason']}")
+    by = {k["kernel"]: k["median_ms"] for k in res}
+    fmt = lambda n: f"{by[n]:7.3f}" if n in by else "      -"
+    if best:
+        bad = sum(1 for k in res if not k.get("ok"))
+        rows.append((name, best["kernel"], best["median_ms"], 100 * best["gbps"] / copy if copy else 0,
+                     bbest["kernel"] if bbest else "-", bbest["median_ms"] if bbest else float("nan"),
+                     bbest["median_ms"] / best["median_ms"] if bbest else float("nan"),
+                     fmt("ell"), fmt("jds"), fmt("sell"), bad))
+if rows:
+    print(f"\n{'matrix':16s} {'best ours':14s} {'ms':>7s} {'%copy':>5s} {'best cuSPARSE':17s} {'ms':>7s} {'x':>5s} "
+          f"{'ell':>7s} {'jds':>7s} {'sell':>7s} bad")
+    for n, k, t, p, bk, bt, s, e, j, se, bad in rows:
+        print(f"{n:16s} {k:14s} {t:7.3f} {p:4.0f}% {bk:17s} {bt:7.3f} {s:5.2f} {e} {j} {se} {bad}")
+PY
+echo "logs and JSON: $OUT"
+exit $status
