@@ -239,6 +239,9 @@ pub struct GenArgs {
     /// Power-law exponent.
     #[arg(long, default_value_t = 2.0)]
     pub alpha: f64,
+    /// Longest row a power-law matrix may have (default: the column count).
+    #[arg(long, value_name = "N")]
+    pub max_row_len: Option<usize>,
     /// Value type.
     #[arg(long, value_enum, default_value_t = DType::F64)]
     pub dtype: DType,

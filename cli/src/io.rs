@@ -106,17 +106,18 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Decides value and index types for `src` without reading all of it.
-pub fn type_plan(src: &Source) -> anyhow::Result<TypePlan> {
+pub fn type_plan(src: &Source, read: &ReadArgs) -> anyhow::Result<TypePlan> {
+    let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
     match (src.container()?, src) {
         (Container::Mtx, Source::Path(p)) => {
-            let h = mm::read_header_path(p)?;
+            let (h, _) = mm::read_header_path_with(p, &opts)?;
             Ok(TypePlan {
                 complex: h.field == MmField::Complex,
                 wide: !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
             })
         }
         (Container::Mtx, Source::Stdin(b)) => {
-            let h = mm::read_header_bytes(b, "<stdin>")?;
+            let (h, _) = mm::read_header_bytes_with(b, "<stdin>", &opts)?;
             Ok(TypePlan {
                 complex: h.field == MmField::Complex,
                 wide: !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
@@ -143,6 +144,16 @@ pub fn type_plan(src: &Source) -> anyhow::Result<TypePlan> {
     }
 }
 
+/// Prints lenient-mode recoveries as `warning: FILE:LINE: message` on stderr.
+pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
+    for w in warnings {
+        match w.line {
+            Some(l) => eprintln!("warning: {name}:{l}: {}", w.message),
+            None => eprintln!("warning: {name}: {}", w.message),
+        }
+    }
+}
+
 /// Reads `src` into a matrix of the requested types. Lenient-mode recoveries
 /// are printed as warnings on stderr.
 pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
@@ -154,12 +165,7 @@ pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<Any
                 Source::Path(p) => mm::read_path::<T, I>(p, &opts)?,
                 Source::Stdin(b) => mm::read_bytes::<T, I>(b, "<stdin>", &opts)?,
             };
-            for w in &m.warnings {
-                match w.line {
-                    Some(l) => eprintln!("warning: {}:{l}: {}", src.name(), w.message),
-                    None => eprintln!("warning: {}: {}", src.name(), w.message),
-                }
-            }
+            print_warnings(&src.name(), &m.warnings);
             Ok(AnyMatrix::Coo(m.coo))
         }
         Container::Spb => {

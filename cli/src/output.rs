@@ -46,7 +46,22 @@ pub fn check_target(out: &Path, force: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parent_dir(out: &Path) -> PathBuf {
+/// A temporary file in `dir` (same file system as OUT, so the final rename
+/// is atomic) whose mode will be what `File::create` gives (0666 less the
+/// umask), not the 0600 of a usual temporary file.
+pub fn temp_in(dir: &Path, suffix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".sparsetool-").suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir)
+}
+
+/// The directory OUT goes into.
+pub fn parent_dir(out: &Path) -> PathBuf {
     match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -63,10 +78,7 @@ where
 {
     check_target(out, force)?;
     let dir = parent_dir(out);
-    let tmp = tempfile::Builder::new()
-        .prefix(".sparsetool-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
+    let tmp = temp_in(&dir, ".tmp")
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     let tmp_path = tmp.path().to_path_buf();
     if let Ok(mut list) = PENDING.lock() {

@@ -84,6 +84,15 @@ pub(crate) fn check_rows<I: Index>(ptr: &[I], col: &[I], ncols: usize) -> Result
     let check_row = |row: usize| -> Result<(), FormatError> {
         let (s, e) = (ptr[row].to_usize(), ptr[row + 1].to_usize());
         let cols = &col[s..e];
+        // Fast path: strictly ascending columns lie in bounds when the first
+        // is >= 0 and the last < ncols; the pairwise test has no early exit,
+        // so it vectorises. Only a failing row takes the precise scan below.
+        let ascending = cols.windows(2).fold(true, |ok, w| ok & (w[0] < w[1]));
+        let in_bounds = cols.first().is_none_or(|f| f.to_i64() >= 0)
+            && cols.last().is_none_or(|l| l.to_usize() < ncols);
+        if ascending && in_bounds {
+            return Ok(());
+        }
         let mut prev: Option<usize> = None;
         for &c in cols {
             let cu = c.to_usize();

@@ -962,3 +962,16 @@ fn external_collection_if_present() {
         assert_eq!(a.coo.nnz(), nnz, "{f}");
     }
 }
+
+#[test]
+fn utf8_bom_strict_error_lenient_warning() {
+    let text = "\u{feff}%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3.5\n";
+    let e = rd::<f64>(text).unwrap_err();
+    assert_eq!(e.line(), Some(1));
+    assert!(e.to_string().contains("byte-order mark"), "{e}");
+    assert!(e.to_string().contains("--lenient"), "{e}");
+    let m = rd_len(text).unwrap();
+    assert_eq!(triplets(&m.coo), vec![(0, 1, 3.5)]);
+    assert_eq!(m.warnings.len(), 1);
+    assert!(m.warnings[0].message.contains("byte-order mark"));
+}

@@ -123,15 +123,21 @@ fn round_trip_f32_i64_and_complex() {
     assert_eq!(f.to_matrix::<f32, i64>().unwrap(), SpbMatrix::Csr(a.clone()));
     let view = f.csr_view::<f32, i64>().unwrap();
     assert_eq!(view.row_ptr, a.row_ptr());
-    // Asking for other types is an error, not a reinterpretation.
-    assert!(f.to_matrix::<f64, i64>().is_err());
+    // Copies convert types; zero-copy views never reinterpret.
+    let wide = f.to_matrix::<f64, i32>().unwrap();
+    let SpbMatrix::Csr(w) = wide else { panic!("csr") };
+    assert_eq!(w.row_ptr(), csr_b().row_ptr());
+    assert_eq!(w.values(), csr_b().values());
     assert!(f.csr_view::<f32, i32>().is_err());
+    assert!(f.csr_view::<f64, i64>().is_err());
     let vc: Vec<_> = v.iter().map(|&x| sparsetool_formats::Complex64::new(x, -x)).collect();
     let c = Csr::try_from_parts(n, m, rp, ci, vc).unwrap();
     let mut b = Vec::new();
     write_spb(&mut b, MatrixRef::Csr(&c)).unwrap();
     let f = SpbFile::from_bytes(&b, "x", &SpbOptions::default()).unwrap();
     assert_eq!(f.to_matrix().unwrap(), SpbMatrix::Csr(c));
+    let e = f.to_matrix::<f64, i64>().unwrap_err().to_string();
+    assert!(e.contains("complex"), "{e}");
 }
 
 #[test]
@@ -165,7 +171,7 @@ fn reseal(b: &mut [u8]) {
         let e = entry(i);
         let (off, len) = (u64_at(b, e + 32) as usize, u64_at(b, e + 40) as usize);
         if off + len <= b.len() {
-            let h = xxhash_rust::xxh3::xxh3_64(&b[off..off + len]);
+            let h = sparsetool_formats::binary::section_checksum(&b[off..off + len]);
             put_u64(b, e + 48, h);
         }
     }

@@ -6,15 +6,23 @@
 // with shuffles. Rows past the end still run the shuffles (with zeros) so every
 // lane named in the full mask takes part.
 
+//
+// The binned variant (spmv_csr_binned_<t>_l<L>) runs the same code over a list
+// of rows: the host sorts rows into bins by length once (plan::binned_lanes)
+// and launches one kernel per bin with the sub-warp width that fits the bin,
+// so a matrix mixing rows of 1 and 1000 entries wastes no lanes on either.
+
 template <int LANES, typename T>
-__device__ void csr_vector(int nrows, const int* __restrict__ row_ptr,
+__device__ void csr_vector(int nrows, const int* __restrict__ row_list,
+                           const int* __restrict__ row_ptr,
                            const int* __restrict__ col_idx,
                            const T* __restrict__ vals, const T* __restrict__ x,
                            T* __restrict__ y) {
     const i64 tid = global_thread_id();
-    const i64 row = tid / LANES;
+    const i64 slot = tid / LANES;
     const int lane = (int)(tid & (LANES - 1));
-    const bool active = row < nrows;
+    const bool active = slot < nrows;
+    const i64 row = (active && row_list) ? (i64)ld(row_list + slot) : slot;
     T sum = T(0);
     if (active) {
         const int start = ld(row_ptr + row);
@@ -41,15 +49,26 @@ __device__ void csr_vector(int nrows, const int* __restrict__ row_ptr,
     extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f32_l##L(int nrows, const int* row_ptr,         \
                                                         const int* col_idx, const float* vals, \
                                                         const float* x, float* y) {            \
-        csr_vector<L, float>(nrows, row_ptr, col_idx, vals, x, y);                             \
+        csr_vector<L, float>(nrows, nullptr, row_ptr, col_idx, vals, x, y);                    \
     }                                                                                          \
     extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f64_l##L(int nrows, const int* row_ptr,         \
                                                         const int* col_idx,                    \
                                                         const double* vals, const double* x,   \
                                                         double* y) {                           \
-        csr_vector<L, double>(nrows, row_ptr, col_idx, vals, x, y);                            \
+        csr_vector<L, double>(nrows, nullptr, row_ptr, col_idx, vals, x, y);                   \
+    }                                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_binned_f32_l##L(                           \
+        int nrows, const int* rows, const int* row_ptr, const int* col_idx, const float* vals, \
+        const float* x, float* y) {                                                            \
+        csr_vector<L, float>(nrows, rows, row_ptr, col_idx, vals, x, y);                       \
+    }                                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_binned_f64_l##L(                           \
+        int nrows, const int* rows, const int* row_ptr, const int* col_idx,                    \
+        const double* vals, const double* x, double* y) {                                      \
+        csr_vector<L, double>(nrows, rows, row_ptr, col_idx, vals, x, y);                      \
     }
 
+CSR_VECTOR(1)
 CSR_VECTOR(2)
 CSR_VECTOR(4)
 CSR_VECTOR(8)

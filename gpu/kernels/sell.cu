@@ -31,8 +31,11 @@ __device__ void sell(int nrows, int C, const int* __restrict__ perm,
     // together; value and x loads of padding slots are predicated off.
 #pragma unroll 4
     for (int s = 0; s < w; ++s) {
+        // Both loads are issued before the branch, so the value load does not
+        // wait for the index (padding values are 0 and never used).
         const int c = ld(col_idx + idx);
-        if (c >= 0) sum += ld(vals + idx) * ld(x + c);
+        const T v = ld(vals + idx);
+        if (c >= 0) sum += v * ld(x + c);
         idx += C;
     }
     const i64 row = perm ? (i64)ld(perm + p) : p;

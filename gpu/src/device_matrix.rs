@@ -124,6 +124,10 @@ pub(crate) struct DevCsr {
     pub row_ptr: DevIdx,
     pub col_idx: DevIdx,
     pub vals: DevVals,
+    /// Rows grouped by bin for the binned kernel ([`crate::plan::csr_bins`]).
+    pub bin_rows: DevIdx,
+    /// `(lanes, start, count)` of each non-empty bin in `bin_rows`.
+    pub bins: Vec<(u32, usize, usize)>,
 }
 
 /// COO on the device, always sorted by row (unsorted input is sorted on upload).
@@ -254,6 +258,8 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
     m: &Csr<T, I>,
 ) -> Result<DevCsr, GpuError> {
     check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let lens = m.row_ptr().windows(2).map(|w| w[1].to_usize() - w[0].to_usize());
+    let (bin_rows, bins) = crate::plan::csr_bins(lens);
     Ok(DevCsr {
         nrows: m.nrows(),
         ncols: m.ncols(),
@@ -261,6 +267,8 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
         row_ptr: upload_idx(s, "row_ptr", m.row_ptr())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
+        bin_rows: upload_i32(s, &bin_rows)?,
+        bins,
     })
 }
 

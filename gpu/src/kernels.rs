@@ -79,14 +79,24 @@ impl KernelId {
     }
 
     /// The full translation unit handed to NVRTC: `common.cuh` + the source.
+    ///
+    /// For kernel development without rebuilding, `SPARSETOOL_KERNEL_DIR`
+    /// names a folder whose `common.cuh` and `<kernel>.cu` replace the
+    /// embedded copies (files missing there keep the embedded source).
     #[must_use]
     pub fn full_source(self) -> String {
-        let mut s = String::with_capacity(COMMON_SRC.len() + self.source().len() + 64);
-        s.push_str(COMMON_SRC);
+        let over = |name: &str| -> Option<String> {
+            let dir = std::env::var_os("SPARSETOOL_KERNEL_DIR")?;
+            std::fs::read_to_string(std::path::Path::new(&dir).join(name)).ok()
+        };
+        let common = over("common.cuh").unwrap_or_else(|| COMMON_SRC.to_string());
+        let source = over(self.file()).unwrap_or_else(|| self.source().to_string());
+        let mut s = String::with_capacity(common.len() + source.len() + 64);
+        s.push_str(&common);
         s.push_str("\n#line 1 \"");
         s.push_str(self.file());
         s.push_str("\"\n");
-        s.push_str(self.source());
+        s.push_str(&source);
         s
     }
 }

@@ -24,6 +24,8 @@ pub enum GpuKernel {
     CsrVector(Option<u32>),
     /// CSR, equal nnz chunks per warp; `None` picks the chunk size.
     CsrBalanced(Option<u32>),
+    /// CSR, rows binned by length, one sub-warp-width launch per bin.
+    CsrBinned,
     /// ELL, one thread per row.
     Ell,
     /// HYB: the ELL kernel, then the segmented COO kernel on the tail.
@@ -36,12 +38,13 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 9] = [
+    pub const ALL: [GpuKernel; 10] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
         GpuKernel::CsrVector(None),
         GpuKernel::CsrBalanced(None),
+        GpuKernel::CsrBinned,
         GpuKernel::Ell,
         GpuKernel::Hyb,
         GpuKernel::Jds,
@@ -58,6 +61,7 @@ impl GpuKernel {
             GpuKernel::CsrScalar => "csr-scalar",
             GpuKernel::CsrVector(_) => "csr-vector",
             GpuKernel::CsrBalanced(_) => "csr-balanced",
+            GpuKernel::CsrBinned => "csr-binned",
             GpuKernel::Ell => "ell",
             GpuKernel::Hyb => "hyb",
             GpuKernel::Jds => "jds",
@@ -70,9 +74,10 @@ impl GpuKernel {
     pub fn format(self) -> FormatKind {
         match self {
             GpuKernel::CooAtomic | GpuKernel::CooSegmented => FormatKind::Coo,
-            GpuKernel::CsrScalar | GpuKernel::CsrVector(_) | GpuKernel::CsrBalanced(_) => {
-                FormatKind::Csr
-            }
+            GpuKernel::CsrScalar
+            | GpuKernel::CsrVector(_)
+            | GpuKernel::CsrBalanced(_)
+            | GpuKernel::CsrBinned => FormatKind::Csr,
             GpuKernel::Ell => FormatKind::Ell,
             GpuKernel::Hyb => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
@@ -109,6 +114,8 @@ pub(crate) struct Prepared<'m> {
     m: &'m DeviceMatrix,
     main: Option<(CudaFunction, LaunchDims)>,
     tail: Option<(CudaFunction, LaunchDims)>,
+    /// Binned CSR: one launch per bin, `(function, dims, start, count)`.
+    bins: Vec<(CudaFunction, LaunchDims, usize, usize)>,
     zero_y: bool,
     chunk: u32,
     /// Parameters for the report.
@@ -145,6 +152,7 @@ pub(crate) fn prepare<'m>(
         m,
         main: None,
         tail: None,
+        bins: Vec::new(),
         zero_y: false,
         chunk: 0,
         params: Map::new(),
@@ -194,6 +202,17 @@ pub(crate) fn prepare<'m>(
                 p.main = Some((f(KernelId::CsrBalanced, "spmv_csr_balanced", None)?, d));
             }
         }
+        (GpuKernel::CsrBinned, DeviceMatrix::Csr(c)) => {
+            let mut desc = Vec::new();
+            for &(lanes, start, count) in &c.bins {
+                if let Some(d) = threads(count as u64 * u64::from(lanes)) {
+                    let v = format!("l{lanes}");
+                    p.bins.push((f(KernelId::CsrVector, "spmv_csr_binned", Some(&v))?, d, start, count));
+                    desc.push(json!({ "lanes": lanes, "rows": count }));
+                }
+            }
+            p.params.insert("bins".into(), Value::Array(desc));
+        }
         (GpuKernel::Ell, DeviceMatrix::Ell(e)) => {
             p.params.insert("width".into(), json!(e.width));
             if let Some(d) = threads(e.nrows as u64) {
@@ -242,6 +261,21 @@ impl Prepared<'_> {
     ) -> Result<(), GpuError> {
         if self.zero_y && y.len > 0 {
             stream.memset_zeros(&mut y.buf)?;
+        }
+        if let DeviceMatrix::Csr(c) = self.m {
+            for (func, dims, start, count) in &self.bins {
+                let n = *count as i32;
+                let rows = c.bin_rows.buf.slice(*start..*start + *count);
+                let mut b = stream.launch_builder(func);
+                b.arg(&n).arg(&rows).arg(&c.row_ptr.buf).arg(&c.col_idx.buf);
+                b.arg(&c.vals.buf).arg(&x.buf).arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_csr_binned_<t>_l<L>; the
+                // bins partition the rows, so every y element is written once.
+                unsafe { b.launch(cfg(*dims)) }?;
+            }
+            if !self.bins.is_empty() {
+                return Ok(());
+            }
         }
         let Some((func, dims)) = &self.main else {
             return Ok(());

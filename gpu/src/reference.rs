@@ -71,6 +71,33 @@ pub fn spmv_csr_vector<T: Scalar, I: Index>(
         .collect()
 }
 
+/// Reference of the binned CSR kernel (`spmv_csr_binned_<t>_l<L>`): every
+/// row is summed like [`spmv_csr_vector`] with the lane width of its bin
+/// ([`crate::plan::binned_lanes`]).
+#[must_use]
+pub fn spmv_csr_binned<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    (0..nrows)
+        .map(|i| {
+            let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+            let lanes = crate::plan::binned_lanes(e - s) as usize;
+            (0..lanes)
+                .map(|l| {
+                    (s + l..e)
+                        .step_by(lanes)
+                        .map(|k| vals[k].re() * x[col_idx[k].to_usize()].re())
+                        .sum::<f64>()
+                })
+                .sum()
+        })
+        .collect()
+}
+
 /// Warp segmented inclusive scan over 32 lanes (as in `common.cuh`).
 fn warp_segmented_scan(keys: &[i64; 32], vals: &mut [f64; 32]) {
     let mut off = 1;
@@ -231,8 +258,8 @@ pub fn spmv_csr_balanced<T: Scalar, I: Index>(
     }
 }
 
-/// Reference of `spmv_ell_<t>`: slot `s` of row `i` at `s * nrows + i`,
-/// `row_nnz[i]` slots used.
+/// Reference of `spmv_ell_<t>`: slot `s` of row `i` at `s * nrows + i`;
+/// all `width` slots are visited and padding (index -1) is skipped.
 #[must_use]
 pub fn spmv_ell<T: Scalar, I: Index>(
     nrows: usize,
@@ -242,13 +269,16 @@ pub fn spmv_ell<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
+    // Like the kernel: every slot of the width, predicated on the index;
+    // row_nnz is not read.
+    let _ = row_nnz;
     (0..nrows)
         .map(|i| {
-            let len = row_nnz[i].to_usize().min(width);
-            (0..len)
-                .map(|s| {
+            (0..width)
+                .filter_map(|s| {
                     let idx = s * nrows + i;
-                    vals[idx].re() * x[col_idx[idx].to_usize()].re()
+                    let c = col_idx[idx];
+                    (c >= I::default()).then(|| vals[idx].re() * x[c.to_usize()].re())
                 })
                 .sum()
         })

@@ -342,6 +342,9 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 let l = l.unwrap_or_else(|| plan::csr_vector_lanes(m.nrows(), m.nnz()));
                 r::spmv_csr_vector(l as usize, m.row_ptr(), m.col_idx(), m.values(), x)
             }
+            (AnyFormatRef::Csr(m), GpuKernel::CsrBinned) => {
+                r::spmv_csr_binned(m.row_ptr(), m.col_idx(), m.values(), x)
+            }
             (AnyFormatRef::Csr(m), GpuKernel::CsrBalanced(c)) => {
                 let c = c.unwrap_or_else(|| plan::balanced_chunk(m.nnz(), 132));
                 let mut y = vec![0.0; m.nrows()];
@@ -427,7 +430,10 @@ fn check_kernel<T: Scalar, I: Index>(
     };
     let label = format!("{}/{kernel:?}/{}", kernel.name(), I::NAME);
     match kernel {
-        GpuKernel::CsrScalar | GpuKernel::CsrVector(_) | GpuKernel::CsrBalanced(_) => {
+        GpuKernel::CsrScalar
+        | GpuKernel::CsrVector(_)
+        | GpuKernel::CsrBalanced(_)
+        | GpuKernel::CsrBinned => {
             check(label, run(&AnyFormatRef::Csr(a), &x, kernel));
         }
         GpuKernel::CooAtomic | GpuKernel::CooSegmented => {

@@ -37,15 +37,10 @@ pub fn row_lengths(src: &Source, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> 
         let _spin = Spinner::start(format!("scanning {}", p.display()), src.len() > (64 << 20));
         let opts = ReadOptions { lenient: a.read.lenient, ..ReadOptions::default() };
         let (rl, warnings) = read_row_lengths(p, &opts)?;
-        for w in warnings {
-            match w.line {
-                Some(l) => eprintln!("warning: {}:{l}: {}", p.display(), w.message),
-                None => eprintln!("warning: {}: {}", p.display(), w.message),
-            }
-        }
+        crate::io::print_warnings(&p.display().to_string(), &warnings);
         return Ok(rl);
     }
-    let types = type_plan(src)?;
+    let types = type_plan(src, &a.read)?;
     with_types!(types, DType::F64, lengths_typed(src, a))
 }
 
@@ -64,7 +59,7 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
         check_target(p, a.force)?;
     }
     let src = Source::open(&a.file)?;
-    let complex = type_plan(&src).map(|t| t.complex).unwrap_or(false);
+    let complex = type_plan(&src, &a.read).map(|t| t.complex).unwrap_or(false);
     let rl = row_lengths(&src, a)?;
     let value_bytes = match (a.dtype, complex) {
         (DType::F32, false) => 4,
@@ -91,12 +86,9 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
 }
 
 fn plot_atomic(p: &Path, report: &AnalyzeReport, name: &str, force: bool) -> anyhow::Result<()> {
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
+    let dir = crate::output::parent_dir(p);
     let ext = p.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-    let tmp = tempfile::Builder::new().prefix(".sparsetool-").suffix(&ext).tempfile_in(&dir)?;
+    let tmp = crate::output::temp_in(&dir, &ext)?;
     write_plot(tmp.path(), report, name).with_context(|| format!("cannot draw {}", p.display()))?;
     let r = if force { tmp.persist(p) } else { tmp.persist_noclobber(p) };
     r.map(|_| ()).map_err(|e| anyhow::Error::new(e.error)).with_context(|| format!("cannot write {}", p.display()))

@@ -43,7 +43,7 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
         bail!("--reps must be at least 1");
     }
     let src = Source::open(&a.file)?;
-    let types = type_plan(&src)?;
+    let types = type_plan(&src, &a.read)?;
     if types.complex {
         bail!("{}: bench times real matrices only (complex values convert and multiply on the CPU with `spmv`)", src.name());
     }

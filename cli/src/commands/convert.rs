@@ -100,7 +100,7 @@ pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     check_target(&a.output, a.force)?;
     let mut t = Timings::new(a.timings);
     let src = Source::open(&a.file)?;
-    let types = type_plan(&src)?;
+    let types = type_plan(&src, &a.read)?;
     with_types!(types, a.dtype, run_typed(a, &plan, &src, &mut t))
 }
 

@@ -21,6 +21,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
         nnz_per_row: a.nnz_per_row,
         seed: a.seed,
         alpha: a.alpha,
+        max_row_len: a.max_row_len,
     };
     // Upper bound of the entry count decides the index width.
     let cols = a.cols.unwrap_or(a.rows);

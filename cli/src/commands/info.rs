@@ -3,12 +3,12 @@
 use std::io::Write;
 
 use serde::Serialize;
-use sparsetool_formats::mm::{self, MmFormat, MmSymmetry};
+use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
 use sparsetool_formats::binary::SpbFile;
 use sparsetool_formats::npz::NpzArchive;
 use sparsetool_formats::FormatKind;
 
-use crate::args::InfoArgs;
+use crate::args::{InfoArgs, ReadArgs};
 use crate::io::{Container, Source};
 
 /// The `info --json` object (SPEC.md).
@@ -51,13 +51,15 @@ pub struct InfoReport {
 }
 
 /// Builds the report for a source.
-pub fn report(src: &Source, display: &str) -> anyhow::Result<InfoReport> {
+pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<InfoReport> {
     match src.container()? {
         Container::Mtx => {
-            let h = match src {
-                Source::Path(p) => mm::read_header_path(p)?,
-                Source::Stdin(b) => mm::read_header_bytes(b, "<stdin>")?,
+            let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
+            let (h, warnings) = match src {
+                Source::Path(p) => mm::read_header_path_with(p, &opts)?,
+                Source::Stdin(b) => mm::read_header_bytes_with(b, "<stdin>", &opts)?,
             };
+            crate::io::print_warnings(display, &warnings);
             let general = h.symmetry == MmSymmetry::General;
             Ok(InfoReport {
                 path: display.to_string(),
@@ -131,7 +133,7 @@ pub fn report(src: &Source, display: &str) -> anyhow::Result<InfoReport> {
 /// Runs `info`.
 pub fn run(a: &InfoArgs) -> anyhow::Result<()> {
     let src = Source::open(&a.file)?;
-    let r = report(&src, &a.file.display().to_string())?;
+    let r = report(&src, &a.file.display().to_string(), &a.read)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         serde_json::to_writer_pretty(&mut out, &r)?;

@@ -49,7 +49,7 @@ pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
         check_target(out, a.force)?;
     }
     let src = Source::open(&a.file)?;
-    let types = type_plan(&src)?;
+    let types = type_plan(&src, &a.read)?;
     with_types!(types, a.dtype, run_typed(a, &src))
 }
 

@@ -331,6 +331,23 @@ impl Section {
     }
 }
 
+/// Bytes per checksum block (1 MiB).
+pub const CHECKSUM_BLOCK: usize = 1 << 20;
+
+/// The checksum of a section: xxh3-64 (seed 0) of the concatenated
+/// little-endian xxh3-64 digests of its 1 MiB blocks (the last one shorter;
+/// an empty section has no block). Blocks are hashed in parallel, so checking
+/// a large array uses every core.
+#[must_use]
+pub fn section_checksum(bytes: &[u8]) -> u64 {
+    use rayon::prelude::*;
+    let digests: Vec<u8> = bytes
+        .par_chunks(CHECKSUM_BLOCK)
+        .flat_map_iter(|b| xxhash_rust::xxh3::xxh3_64(b).to_le_bytes())
+        .collect();
+    xxhash_rust::xxh3::xxh3_64(&digests)
+}
+
 /// Rounds `x` up to a multiple of [`ALIGN`].
 #[must_use]
 pub fn align_up(x: u64) -> Option<u64> {

@@ -214,19 +214,65 @@ impl SpbFile {
         Ok(CsrView { nrows, ncols, row_ptr, col_idx, values })
     }
 
-    /// Copies the arrays out and builds the typed matrix through its
-    /// `try_from_parts` (every invariant checked), then checks the header's
-    /// counts and parameters against it.
+    /// A value section copied out as `T`, converting from the stored dtype
+    /// (f32 <-> f64, complex widths; complex into a real type is refused).
+    fn values_as<T: Scalar>(&self, name: &str) -> Result<Vec<T>, SpbError> {
+        let conv = |re: f64, im: f64| T::from_parts(re, im);
+        Ok(match self.header().value_dtype {
+            DType::F32 => self.values::<f32>(name)?.iter().map(|&v| conv(f64::from(v), 0.0)).collect(),
+            DType::F64 => self.values::<f64>(name)?.iter().map(|&v| conv(v, 0.0)).collect(),
+            dt @ (DType::C64 | DType::C128) if !T::IS_COMPLEX => {
+                return Err(SpbError::at(24, format!("file holds {} values; read it with a complex type", dt.name()))
+                    .named(self.name()))
+            }
+            DType::C64 => self
+                .values::<crate::Complex32>(name)?
+                .iter()
+                .map(|v| conv(f64::from(v.re), f64::from(v.im)))
+                .collect(),
+            DType::C128 => self.values::<crate::Complex64>(name)?.iter().map(|v| conv(v.re, v.im)).collect(),
+            dt => return Err(SpbError::at(24, format!("bad value dtype {}", dt.name())).named(self.name())),
+        })
+    }
+
+    /// An index section copied out as `I`, converting from the stored dtype;
+    /// `-1` stays the padding sentinel, other negatives and values that do not
+    /// fit are refused.
+    fn indices_as<I: Index>(&self, name: &str) -> Result<Vec<I>, SpbError> {
+        let wide: Vec<i64> = match self.header().index_dtype {
+            DType::I32 if I::NAME == "i32" => return Ok(self.indices::<I>(name)?.to_vec()),
+            DType::I64 if I::NAME == "i64" => return Ok(self.indices::<I>(name)?.to_vec()),
+            DType::I32 => self.indices::<i32>(name)?.iter().map(|&v| i64::from(v)).collect(),
+            _ => self.indices::<i64>(name)?.to_vec(),
+        };
+        wide.into_iter()
+            .map(|v| {
+                if v == -1 {
+                    Ok(I::PADDING)
+                } else {
+                    usize::try_from(v).ok().and_then(I::from_usize).ok_or_else(|| {
+                        SpbError::msg(format!("section `{name}`: index {v} does not fit {}", I::NAME))
+                            .named(self.name())
+                    })
+                }
+            })
+            .collect()
+    }
+
+    /// Copies the arrays out (converting value and index types where they
+    /// differ from the file's: f32 <-> f64, i32 <-> i64) and builds the typed
+    /// matrix through its `try_from_parts` (every invariant checked), then
+    /// checks the header's counts and parameters against it.
     ///
     /// # Errors
-    /// Wrong dtypes, missing sections, any broken invariant, or a header
-    /// disagreeing with the arrays.
+    /// Complex values asked for as real, indices that do not fit `I`,
+    /// missing sections, any broken invariant, or a header disagreeing with
+    /// the arrays.
     pub fn to_matrix<T: Scalar, I: Index>(&self) -> Result<SpbMatrix<T, I>, SpbError> {
-        self.expect_types::<T, I>()?;
         let (nrows, ncols, nnz, p0, p1) = self.dims()?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
-        let i = |n: &str| self.indices::<I>(n).map(<[I]>::to_vec);
-        let v = |n: &str| self.values::<T>(n).map(<[T]>::to_vec);
+        let i = |n: &str| self.indices_as::<I>(n);
+        let v = |n: &str| self.values_as::<T>(n);
         let m = match self.header().format {
             FormatKind::Coo => SpbMatrix::Coo(
                 Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?).map_err(named)?,

@@ -16,8 +16,8 @@ mod read;
 mod write;
 
 pub use header::{
-    align_up, format_code, DType, Header, Section, ALIGN, ENDIAN_MARKER, ENTRY_SIZE, HEADER_SIZE,
-    MAGIC, VERSION_MAJOR, VERSION_MINOR,
+    align_up, format_code, section_checksum, DType, Header, Section, ALIGN, CHECKSUM_BLOCK,
+    ENDIAN_MARKER, ENTRY_SIZE, HEADER_SIZE, MAGIC, VERSION_MAJOR, VERSION_MINOR,
 };
 pub use matrix::{write_spb, CsrView, MatrixRef, SpbMatrix};
 pub use read::{SpbFile, SpbOptions};

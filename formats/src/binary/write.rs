@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
-use rayon::prelude::*;
-
-use crate::binary::header::{align_up, DType, Header, Section, ALIGN, ENTRY_SIZE, HEADER_SIZE};
+use crate::binary::header::{
+    align_up, section_checksum, DType, Header, Section, ALIGN, ENTRY_SIZE, HEADER_SIZE,
+};
 use crate::binary::SpbError;
 use crate::FormatKind;
 
@@ -59,8 +59,7 @@ pub fn write_sections<W: Write>(
     }
     let table_end = (HEADER_SIZE + sections.len() * ENTRY_SIZE) as u64;
     let mut offset = align_up(table_end).ok_or_else(|| SpbError::msg("size overflow"))?;
-    let checksums: Vec<u64> =
-        sections.par_iter().map(|s| xxhash_rust::xxh3::xxh3_64(s.bytes)).collect();
+    let checksums: Vec<u64> = sections.iter().map(|s| section_checksum(s.bytes)).collect();
     let mut table = Vec::with_capacity(sections.len());
     for (s, &checksum) in sections.iter().zip(&checksums) {
         if s.bytes.len() % s.dtype.size() != 0 {

@@ -37,6 +37,9 @@ pub enum MmErrorKind {
         /// The line found (shortened).
         found: String,
     },
+    /// A UTF-8 byte-order mark precedes the banner.
+    #[error("the file starts with a UTF-8 byte-order mark (BOM) before the banner; use --lenient to ignore it")]
+    ByteOrderMark,
     /// The banner starts with a single `%` (a Network Repository quirk).
     #[error("the banner starts with a single `%` (`{found}`), expected `%%MatrixMarket`; use --lenient to accept it")]
     SinglePercentBanner {

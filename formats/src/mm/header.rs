@@ -410,7 +410,14 @@ fn parse_head_inner(bytes: &[u8], complete: bool, lenient: bool) -> HeadResult {
         }
         break l;
     };
-    let text = trim(&bytes[first.start..first.end]);
+    let mut text = trim(&bytes[first.start..first.end]);
+    if let Some(rest) = text.strip_prefix(b"\xEF\xBB\xBF") {
+        if !lenient {
+            return Ok(Err((Some(first.no), MmErrorKind::ByteOrderMark)));
+        }
+        warn(&mut warnings, first.no, "UTF-8 byte-order mark before the banner ignored".into());
+        text = rest;
+    }
     let found = || snippet(text);
     let keywords = if text.starts_with(b"%%") {
         let Ok(s) = std::str::from_utf8(text) else {
