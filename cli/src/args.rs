@@ -14,7 +14,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Exit codes: 0 success, 1 bad input or usage, 2 environment problem
 /// (for example `--device gpu` without a CUDA device).
 #[derive(Debug, Parser)]
-#[command(name = "sparsetool", version, about, long_about, propagate_version = true)]
+#[command(
+    name = "sparsetool",
+    version,
+    about,
+    long_about,
+    propagate_version = true
+)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use sparsetool_convert::AnyMatrix;
+use sparsetool_formats::binary::{self, MatrixRef, SpbFile, SpbMatrix, SpbOptions};
 use sparsetool_formats::mm::{self, MmField, ReadOptions, WriteOptions};
 use sparsetool_formats::npz::{self, NpzArchive, NpzMatrix};
-use sparsetool_formats::binary::{self, MatrixRef, SpbFile, SpbMatrix, SpbOptions};
 use sparsetool_formats::{fits_index, Csr};
 
 use crate::args::ReadArgs;
@@ -40,7 +40,10 @@ impl Source {
     pub fn open(path: &Path) -> anyhow::Result<Self> {
         if path.as_os_str() == "-" {
             let mut buf = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut buf).context("cannot read standard input")?;
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut buf)
+                .context("cannot read standard input")?;
             return Ok(Source::Stdin(buf));
         }
         if !path.exists() {
@@ -84,13 +87,15 @@ impl Source {
                 n
             }
         };
-        Ok(if n >= 4 && head[..2] == *b"PK" && matches!(head[2..4], [3, 4] | [5, 6]) {
-            Container::Npz
-        } else if n >= 6 && head[..6] == binary::MAGIC[..6] {
-            Container::Spb
-        } else {
-            Container::Mtx
-        })
+        Ok(
+            if n >= 4 && head[..2] == *b"PK" && matches!(head[2..4], [3, 4] | [5, 6]) {
+                Container::Npz
+            } else if n >= 6 && head[..6] == binary::MAGIC[..6] {
+                Container::Spb
+            } else {
+                Container::Mtx
+            },
+        )
     }
 }
 
@@ -107,7 +112,10 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Decides value and index types for `src` without reading all of it.
 pub fn type_plan(src: &Source, read: &ReadArgs) -> anyhow::Result<TypePlan> {
-    let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
+    let opts = ReadOptions {
+        lenient: read.lenient,
+        ..ReadOptions::default()
+    };
     match (src.container()?, src) {
         (Container::Mtx, Source::Path(p)) => {
             let (h, _) = mm::read_header_path_with(p, &opts)?;
@@ -158,7 +166,10 @@ pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
 /// are printed as warnings on stderr.
 pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
     let _spin = Spinner::start(format!("reading {}", src.name()), src.len() > (64 << 20));
-    let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
+    let opts = ReadOptions {
+        lenient: read.lenient,
+        ..ReadOptions::default()
+    };
     match src.container()? {
         Container::Mtx => {
             let m = match src {
@@ -172,7 +183,12 @@ pub fn load<T: Val, I: Idx>(src: &Source, read: &ReadArgs) -> anyhow::Result<Any
             let Source::Path(p) = src else {
                 bail!("<stdin>: .spb input must be a file");
             };
-            let f = SpbFile::open(p, &SpbOptions { verify_checksums: !read.no_verify_checksums })?;
+            let f = SpbFile::open(
+                p,
+                &SpbOptions {
+                    verify_checksums: !read.no_verify_checksums,
+                },
+            )?;
             Ok(match f.to_matrix::<T, I>()? {
                 SpbMatrix::Coo(m) => AnyMatrix::Coo(m),
                 SpbMatrix::Csr(m) => AnyMatrix::Csr(m),
@@ -215,7 +231,10 @@ pub enum OutKind {
 
 /// Picks the output container from OUT's extension.
 pub fn out_kind(out: &Path) -> anyhow::Result<OutKind> {
-    let name = out.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     if name.ends_with(".npz") {
         Ok(OutKind::Npz)
     } else if name.ends_with(".spb") {
@@ -278,7 +297,11 @@ fn write_npz<T: Val, I: Idx>(m: &AnyMatrix<T, I>, w: &mut BufWriter<File>) -> an
 fn write_mtx<T: Val, I: Idx, W: Write>(m: &AnyMatrix<T, I>, w: W) -> anyhow::Result<()> {
     let opts = WriteOptions {
         field: mm::default_field::<T>(),
-        comment: Some(format!("written by sparsetool {} from {} storage", env!("CARGO_PKG_VERSION"), m.kind())),
+        comment: Some(format!(
+            "written by sparsetool {} from {} storage",
+            env!("CARGO_PKG_VERSION"),
+            m.kind()
+        )),
     };
     match m {
         AnyMatrix::Coo(x) => mm::write_coo(w, x, &opts)?,

@@ -41,7 +41,11 @@ pub fn check_target(out: &Path, force: bool) -> anyhow::Result<()> {
     }
     let dir = parent_dir(out);
     if !dir.is_dir() {
-        bail!("cannot write {}: directory {} does not exist", out.display(), dir.display());
+        bail!(
+            "cannot write {}: directory {} does not exist",
+            out.display(),
+            dir.display()
+        );
     }
     Ok(())
 }
@@ -93,8 +97,14 @@ where
         Ok(())
     })();
     let result = result.and_then(|()| {
-        let persisted = if force { tmp.persist(out) } else { tmp.persist_noclobber(out) };
-        persisted.map(|_| ()).map_err(|e| anyhow::Error::new(e.error))
+        let persisted = if force {
+            tmp.persist(out)
+        } else {
+            tmp.persist_noclobber(out)
+        };
+        persisted
+            .map(|_| ())
+            .map_err(|e| anyhow::Error::new(e.error))
     });
     forget(&tmp_path);
     result.with_context(|| format!("cannot write {}", out.display()))
@@ -110,7 +120,10 @@ pub struct Timings {
 impl Timings {
     /// A timer that prints only when `enabled`.
     pub fn new(enabled: bool) -> Self {
-        Self { enabled, last: Instant::now() }
+        Self {
+            enabled,
+            last: Instant::now(),
+        }
     }
     /// Ends the current phase.
     pub fn phase(&mut self, name: &str) {

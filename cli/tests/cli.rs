@@ -38,7 +38,10 @@ fn info_json_of_seed_examples() {
 
 #[test]
 fn info_human_table() {
-    insta::assert_snapshot!("info_seed_B_text", ok(&["info", "fixtures/matrices/seed/B.mtx"]));
+    insta::assert_snapshot!(
+        "info_seed_B_text",
+        ok(&["info", "fixtures/matrices/seed/B.mtx"])
+    );
 }
 
 #[test]
@@ -48,8 +51,17 @@ fn csr_arrays_of_seed_examples() {
     for seed in sparsetool_fixtures::seed::ALL {
         let name = seed.name;
         let out = dir.path().join(format!("{name}.npz"));
-        ok(&["convert", &format!("fixtures/matrices/seed/{name}.mtx"), "--to", "csr", "-o", out.to_str().unwrap()]);
-        let NpzMatrix::Csr(m) = read_npz::<f64, i32>(&out).unwrap() else { panic!("not csr") };
+        ok(&[
+            "convert",
+            &format!("fixtures/matrices/seed/{name}.mtx"),
+            "--to",
+            "csr",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let NpzMatrix::Csr(m) = read_npz::<f64, i32>(&out).unwrap() else {
+            panic!("not csr")
+        };
         let widen = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
         assert_eq!(widen(m.row_ptr()), seed.csr_row_ptr, "{name}");
         assert_eq!(widen(m.col_idx()), seed.csr_col, "{name}");
@@ -70,14 +82,28 @@ fn every_real_matrix_matches_scipy() {
     let dir = tmp();
     for m in real_matrices() {
         let out = dir.path().join("x.npz");
-        let o = st(&["convert", m.to_str().unwrap(), "--to", "csr", "-o", out.to_str().unwrap(), "--force"]);
+        let o = st(&[
+            "convert",
+            m.to_str().unwrap(),
+            "--to",
+            "csr",
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ]);
         assert!(o.status.success(), "{}: {}", m.display(), stderr(&o));
         let c = Command::new(&py)
             .arg(root().join("scripts/scipy_crosscheck.py"))
             .args(["mtx2csr", m.to_str().unwrap(), out.to_str().unwrap()])
             .output()
             .expect("python runs");
-        assert!(c.status.success(), "{}: {}{}", m.display(), stdout(&c), stderr(&c));
+        assert!(
+            c.status.success(),
+            "{}: {}{}",
+            m.display(),
+            stdout(&c),
+            stderr(&c)
+        );
     }
 }
 
@@ -85,7 +111,11 @@ fn every_real_matrix_matches_scipy() {
 fn spb_python_reader_agrees_with_npz_for_every_format() {
     let Some(py) = python() else { return };
     let dir = tmp();
-    let inputs = ["fixtures/matrices/seed/C.mtx", "fixtures/matrices/real/jagmesh7.mtx", "fixtures/matrices/real/lp_ship04l.mtx"];
+    let inputs = [
+        "fixtures/matrices/seed/C.mtx",
+        "fixtures/matrices/real/jagmesh7.mtx",
+        "fixtures/matrices/real/lp_ship04l.mtx",
+    ];
     for input in inputs {
         for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
             let spb = dir.path().join(format!("{fmt}.spb"));
@@ -105,7 +135,12 @@ fn spb_python_reader_agrees_with_npz_for_every_format() {
                 .args(["spb", spb.to_str().unwrap(), npz.to_str().unwrap()])
                 .output()
                 .expect("python runs");
-            assert!(c.status.success(), "{input} {fmt}: {}{}", stdout(&c), stderr(&c));
+            assert!(
+                c.status.success(),
+                "{input} {fmt}: {}{}",
+                stdout(&c),
+                stderr(&c)
+            );
         }
     }
 }
@@ -127,7 +162,11 @@ fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
                 let o = st(&a);
                 assert!(o.status.success(), "{a:?}: {}", stderr(&o));
             };
-            let base: Vec<&str> = if fmt == "ell" { base.to_vec() } else { base[..3].to_vec() };
+            let base: Vec<&str> = if fmt == "ell" {
+                base.to_vec()
+            } else {
+                base[..3].to_vec()
+            };
             if fmt == "ell" {
                 // ELL pads every row to the longest: arrow (one row of 46,500) would need
                 // 2.2e9 slots. The refusal must be clear, not a crash.
@@ -144,7 +183,11 @@ fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
             run(m, &direct, &base);
             run(m, &spb, &base);
             run(spb.to_str().unwrap(), &via, &base);
-            assert_eq!(fs::read(&direct).unwrap(), fs::read(&via).unwrap(), "{m} {fmt}");
+            assert_eq!(
+                fs::read(&direct).unwrap(),
+                fs::read(&via).unwrap(),
+                "{m} {fmt}"
+            );
         }
     }
 }
@@ -154,7 +197,14 @@ fn spb_info_json_for_each_format() {
     let dir = tmp();
     for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
         let spb = dir.path().join(format!("C-{fmt}.spb"));
-        let mut a = vec!["convert", "fixtures/matrices/seed/C.mtx", "--to", fmt, "-o", spb.to_str().unwrap()];
+        let mut a = vec![
+            "convert",
+            "fixtures/matrices/seed/C.mtx",
+            "--to",
+            fmt,
+            "-o",
+            spb.to_str().unwrap(),
+        ];
         if fmt == "hyb" {
             a.extend(["--hyb-width", "2"]);
         }
@@ -205,7 +255,12 @@ fn malformed_corpus_fails_cleanly() {
             why.push(format!("no `{want}`"));
         }
         let text = file.starts_with("mm-") && !file.ends_with(".gz");
-        let no_line = ["mm-empty.mtx", "mm-binary-garbage.mtx", "mm-git-lfs-pointer.mtx", "mm-nul-byte.mtx"];
+        let no_line = [
+            "mm-empty.mtx",
+            "mm-binary-garbage.mtx",
+            "mm-git-lfs-pointer.mtx",
+            "mm-nul-byte.mtx",
+        ];
         if text && !no_line.contains(&file.as_str()) && !err.contains(&format!("{file}:")) {
             why.push("no line number".into());
         }
@@ -216,10 +271,20 @@ fn malformed_corpus_fails_cleanly() {
             why.push("temporary file left".into());
         }
         if !why.is_empty() {
-            failures.push(format!("{file}: {} -- stderr: {}", why.join(", "), err.trim()));
+            failures.push(format!(
+                "{file}: {} -- stderr: {}",
+                why.join(", "),
+                err.trim()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), expected.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} failed:\n{}",
+        failures.len(),
+        expected.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -227,11 +292,26 @@ fn existing_output_is_kept_without_force() {
     let dir = tmp();
     let out = dir.path().join("out.npz");
     fs::write(&out, b"precious").unwrap();
-    let o = st(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "csr", "-o", out.to_str().unwrap()]);
+    let o = st(&[
+        "convert",
+        "fixtures/matrices/seed/B.mtx",
+        "--to",
+        "csr",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--force"));
     assert_eq!(fs::read(&out).unwrap(), b"precious");
-    ok(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "csr", "-o", out.to_str().unwrap(), "--force"]);
+    ok(&[
+        "convert",
+        "fixtures/matrices/seed/B.mtx",
+        "--to",
+        "csr",
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
     assert_ne!(fs::read(&out).unwrap(), b"precious");
 }
 
@@ -240,9 +320,22 @@ fn failed_conversion_leaves_directory_unchanged() {
     let dir = tmp();
     let out = dir.path().join("out.npz");
     // Width 1 is smaller than the longest row of B: an error, and nothing written.
-    let o = st(&["convert", "fixtures/matrices/seed/B.mtx", "--to", "ell", "--ell-width", "1", "-o", out.to_str().unwrap()]);
+    let o = st(&[
+        "convert",
+        "fixtures/matrices/seed/B.mtx",
+        "--to",
+        "ell",
+        "--ell-width",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).to_lowercase().contains("hyb"), "suggests HYB: {}", stderr(&o));
+    assert!(
+        stderr(&o).to_lowercase().contains("hyb"),
+        "suggests HYB: {}",
+        stderr(&o)
+    );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
@@ -255,7 +348,12 @@ fn full_disk_is_an_error_not_a_truncated_file() {
     }
     // Writing into a directory we cannot use is the portable way to force a
     // write error; /dev/full checks the flush path of the writer itself.
-    let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "-o", "/dev/full/y.npy"]);
+    let o = st(&[
+        "spmv",
+        "fixtures/matrices/seed/B.mtx",
+        "-o",
+        "/dev/full/y.npy",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!stderr(&o).contains("panicked"));
 }
@@ -264,11 +362,27 @@ fn full_disk_is_an_error_not_a_truncated_file() {
 fn sigint_during_convert_leaves_no_files() {
     let dir = tmp();
     let big = dir.path().join("big.mtx");
-    ok(&["gen", "uniform", "--rows", "300000", "--nnz-per-row", "20", "-o", big.to_str().unwrap()]);
+    ok(&[
+        "gen",
+        "uniform",
+        "--rows",
+        "300000",
+        "--nnz-per-row",
+        "20",
+        "-o",
+        big.to_str().unwrap(),
+    ]);
     let outdir = tmp();
     let out = outdir.path().join("out.mtx");
     let child = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
-        .args(["convert", big.to_str().unwrap(), "--to", "csr", "-o", out.to_str().unwrap()])
+        .args([
+            "convert",
+            big.to_str().unwrap(),
+            "--to",
+            "csr",
+            "-o",
+            out.to_str().unwrap(),
+        ])
         .spawn()
         .expect("spawn");
     // Wait until the temporary output exists, then interrupt.
@@ -277,10 +391,19 @@ fn sigint_during_convert_leaves_no_files() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let pid = child.id().to_string();
-    Command::new("kill").args(["-INT", &pid]).status().expect("kill");
+    Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
     let status = child.wait_with_output().expect("wait").status;
-    let left: Vec<_> = fs::read_dir(outdir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(left.is_empty() || status.success(), "interrupted run left {left:?}");
+    let left: Vec<_> = fs::read_dir(outdir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty() || status.success(),
+        "interrupted run left {left:?}"
+    );
     if !status.success() {
         assert_eq!(status.code(), Some(130));
     }
@@ -303,13 +426,31 @@ fn gpu_without_device_exits_2() {
 fn cpu_spmv_and_bench_run() {
     let dir = tmp();
     let y = dir.path().join("y.npy");
-    ok(&["spmv", "fixtures/matrices/seed/B.mtx", "--format", "sell", "-o", y.to_str().unwrap()]);
+    ok(&[
+        "spmv",
+        "fixtures/matrices/seed/B.mtx",
+        "--format",
+        "sell",
+        "-o",
+        y.to_str().unwrap(),
+    ]);
     let bytes = fs::read(&y).unwrap();
     assert_eq!(&bytes[..6], b"\x93NUMPY");
     // B * ones = row sums [8, 17, 10, 6]
-    let vals: Vec<f64> = bytes[bytes.len() - 32..].chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let vals: Vec<f64> = bytes[bytes.len() - 32..]
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(vals, vec![8.0, 17.0, 10.0, 6.0]);
-    let out = ok(&["bench", "fixtures/matrices/real/jagmesh7.mtx", "--device", "cpu", "--reps", "3", "--json"]);
+    let out = ok(&[
+        "bench",
+        "fixtures/matrices/real/jagmesh7.mtx",
+        "--device",
+        "cpu",
+        "--reps",
+        "3",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 6);
@@ -320,9 +461,24 @@ fn cpu_spmv_and_bench_run() {
 fn analyze_json_and_plot() {
     let dir = tmp();
     let png = dir.path().join("p.png");
-    let out = ok(&["analyze", "fixtures/matrices/real/memplus.mtx.gz", "--json", "--plot", png.to_str().unwrap()]);
+    let out = ok(&[
+        "analyze",
+        "fixtures/matrices/real/memplus.mtx.gz",
+        "--json",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for key in ["nrows", "ncols", "nnz", "empty_rows", "row_length", "histogram", "formats", "recommendation"] {
+    for key in [
+        "nrows",
+        "ncols",
+        "nnz",
+        "empty_rows",
+        "row_length",
+        "histogram",
+        "formats",
+        "recommendation",
+    ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     assert_eq!(&fs::read(&png).unwrap()[1..4], b"PNG");
@@ -330,14 +486,21 @@ fn analyze_json_and_plot() {
 
 #[test]
 fn lenient_reads_the_real_quirk_files() {
-    for (f, nrows, nnz) in [("ca-Erdos992.mtx", 6100, 15030), ("soc-wiki-Vote.mtx", 889, 5828), ("netscience.mtx", 379, 1828)] {
+    for (f, nrows, nnz) in [
+        ("ca-Erdos992.mtx", 6100, 15030),
+        ("soc-wiki-Vote.mtx", 889, 5828),
+        ("netscience.mtx", 379, 1828),
+    ] {
         let path = format!("fixtures/matrices/quirks/{f}");
         let o = st(&["analyze", &path, "--json"]);
         assert_eq!(o.status.code(), Some(1), "{f} must fail without --lenient");
         assert!(stderr(&o).contains("--lenient"), "{f}: {}", stderr(&o));
         let o = st(&["analyze", &path, "--json", "--lenient"]);
         assert!(o.status.success(), "{f}: {}", stderr(&o));
-        assert!(stderr(&o).contains("warning"), "{f}: recoveries are reported");
+        assert!(
+            stderr(&o).contains("warning"),
+            "{f}: recoveries are reported"
+        );
         let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         assert_eq!(v["nrows"], nrows, "{f}");
         assert_eq!(v["nnz"], nnz, "{f}");
@@ -351,7 +514,18 @@ fn gen_is_deterministic_across_thread_counts() {
     let b = dir.path().join("b.spb");
     for (out, threads) in [(&a, "1"), (&b, "2")] {
         let o = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
-            .args(["gen", "powerlaw", "--rows", "20000", "--nnz-per-row", "8", "--seed", "3", "-o", out.to_str().unwrap()])
+            .args([
+                "gen",
+                "powerlaw",
+                "--rows",
+                "20000",
+                "--nnz-per-row",
+                "8",
+                "--seed",
+                "3",
+                "-o",
+                out.to_str().unwrap(),
+            ])
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap();
@@ -364,11 +538,22 @@ fn gen_is_deterministic_across_thread_counts() {
 fn timings_go_to_stderr() {
     let dir = tmp();
     let out = dir.path().join("o.npz");
-    let o = st(&["convert", "fixtures/matrices/seed/A.mtx", "--to", "coo", "-o", out.to_str().unwrap(), "--timings"]);
+    let o = st(&[
+        "convert",
+        "fixtures/matrices/seed/A.mtx",
+        "--to",
+        "coo",
+        "-o",
+        out.to_str().unwrap(),
+        "--timings",
+    ]);
     assert!(o.status.success());
     let e = stderr(&o);
     for phase in ["read:", "convert:", "write:"] {
-        assert!(e.lines().any(|l| l.starts_with(phase) && l.ends_with(" s")), "{e}");
+        assert!(
+            e.lines().any(|l| l.starts_with(phase) && l.ends_with(" s")),
+            "{e}"
+        );
     }
     assert!(stdout(&o).is_empty());
 }
@@ -382,7 +567,12 @@ fn stdin_is_read_as_matrix_market() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(&fs::read(root().join("fixtures/matrices/seed/C.mtx")).unwrap()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&fs::read(root().join("fixtures/matrices/seed/C.mtx")).unwrap())
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

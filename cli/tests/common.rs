@@ -30,7 +30,11 @@ pub fn stderr(o: &Output) -> String {
 /// Asserts success and returns stdout.
 pub fn ok(args: &[&str]) -> String {
     let o = st(args);
-    assert!(o.status.success(), "sparsetool {args:?} failed: {}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "sparsetool {args:?} failed: {}",
+        stderr(&o)
+    );
     stdout(&o)
 }
 

@@ -40,7 +40,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let size = std::fs::metadata(spb)?.len() as f64;
     let load = |verify: bool| {
         move || {
-            let f = SpbFile::open(spb, &SpbOptions { verify_checksums: verify }).expect("valid .spb");
+            let f = SpbFile::open(
+                spb,
+                &SpbOptions {
+                    verify_checksums: verify,
+                },
+            )
+            .expect("valid .spb");
             let v = f.csr_view::<f64, i32>().expect("valid CSR");
             std::hint::black_box(v.values.len());
         }
@@ -50,7 +56,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut buf = Vec::new();
     let raw = time(reps, || {
         buf.clear();
-        std::fs::File::open(spb).and_then(|mut f| f.read_to_end(&mut buf)).expect("read");
+        std::fs::File::open(spb)
+            .and_then(|mut f| f.read_to_end(&mut buf))
+            .expect("read");
         std::hint::black_box(buf.len());
     });
     let parse = time(reps.min(3), || {
@@ -59,10 +67,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let f = SpbFile::open(spb, &SpbOptions::default())?;
     let nnz = f.csr_view::<f64, i32>()?.values.len();
-    println!("matrix: {nnz} entries, .spb {:.0} MB, {} rayon threads", size / 1e6, rayon::current_num_threads());
+    println!(
+        "matrix: {nnz} entries, .spb {:.0} MB, {} rayon threads",
+        size / 1e6,
+        rayon::current_num_threads()
+    );
     println!("parse .mtx -> COO:                         {parse:.4} s");
-    println!("load .spb, full validation (checksums):    {full:.4} s  ({:.1}x faster than parsing)", parse / full);
-    println!("load .spb, --no-verify-checksums:          {nochk:.4} s  ({:.1}x faster than parsing)", parse / nochk);
-    println!("read the .spb bytes (page cache, 1 thread): {raw:.4} s  ({:.0} MB/s)", size / raw / 1e6);
+    println!(
+        "load .spb, full validation (checksums):    {full:.4} s  ({:.1}x faster than parsing)",
+        parse / full
+    );
+    println!(
+        "load .spb, --no-verify-checksums:          {nochk:.4} s  ({:.1}x faster than parsing)",
+        parse / nochk
+    );
+    println!(
+        "read the .spb bytes (page cache, 1 thread): {raw:.4} s  ({:.0} MB/s)",
+        size / raw / 1e6
+    );
     Ok(())
 }

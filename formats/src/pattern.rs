@@ -22,13 +22,20 @@ pub fn check_offsets<I: Index>(
     total: usize,
 ) -> Result<(), FormatError> {
     if ptr.len() != len {
-        return Err(FormatError::Length { array, expected: len, actual: ptr.len() });
+        return Err(FormatError::Length {
+            array,
+            expected: len,
+            actual: ptr.len(),
+        });
     }
     if len == 0 {
         return Ok(());
     }
     if ptr[0].to_i64() != 0 {
-        return Err(FormatError::PointerStart { array, found: ptr[0].to_i64() });
+        return Err(FormatError::PointerStart {
+            array,
+            found: ptr[0].to_i64(),
+        });
     }
     let bad = |w: &[I]| w[0] > w[1];
     let pos = if ptr.len() > PAR_THRESHOLD {
@@ -46,7 +53,11 @@ pub fn check_offsets<I: Index>(
     }
     let last = ptr[len - 1].to_i64();
     if last < 0 || last as u64 != total as u64 {
-        return Err(FormatError::PointerEnd { array, expected: total, found: last });
+        return Err(FormatError::PointerEnd {
+            array,
+            expected: total,
+            found: last,
+        });
     }
     Ok(())
 }
@@ -97,7 +108,11 @@ pub(crate) fn check_rows<I: Index>(ptr: &[I], col: &[I], ncols: usize) -> Result
         for &c in cols {
             let cu = c.to_usize();
             if cu >= ncols {
-                return Err(FormatError::ColumnOutOfBounds { row, col: c.to_i64(), ncols });
+                return Err(FormatError::ColumnOutOfBounds {
+                    row,
+                    col: c.to_i64(),
+                    ncols,
+                });
             }
             if let Some(p) = prev {
                 if cu == p {
@@ -147,7 +162,10 @@ mod tests {
             check_offsets::<i32>("p", &[0, 3], 2, 4),
             Err(FormatError::PointerEnd { .. })
         ));
-        assert!(matches!(check_offsets::<i32>("p", &[0], 2, 0), Err(FormatError::Length { .. })));
+        assert!(matches!(
+            check_offsets::<i32>("p", &[0], 2, 0),
+            Err(FormatError::Length { .. })
+        ));
     }
 
     #[test]

@@ -426,7 +426,10 @@ pub fn bench<T: Scalar, I: Index>(
             let params = p.params.clone();
             // The binned kernel also reads its row list (4 bytes a row).
             let traffic = if kernel == GpuKernel::CsrBinned {
-                Traffic { matrix: traffic.matrix + 4 * nrows as u64, ..traffic }
+                Traffic {
+                    matrix: traffic.matrix + 4 * nrows as u64,
+                    ..traffic
+                }
             } else {
                 traffic
             };
@@ -546,7 +549,13 @@ mod tests {
             .collect();
         assert_eq!(
             csr,
-            ["csr-scalar", "csr-vector", "csr-balanced", "csr-binned", "csr-vector-l16"]
+            [
+                "csr-scalar",
+                "csr-vector",
+                "csr-balanced",
+                "csr-binned",
+                "csr-vector-l16"
+            ]
         );
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);

@@ -258,7 +258,10 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
     m: &Csr<T, I>,
 ) -> Result<DevCsr, GpuError> {
     check_shape(m.nrows(), m.ncols(), m.nnz())?;
-    let lens = m.row_ptr().windows(2).map(|w| w[1].to_usize() - w[0].to_usize());
+    let lens = m
+        .row_ptr()
+        .windows(2)
+        .map(|w| w[1].to_usize() - w[0].to_usize());
     let (bin_rows, bins) = crate::plan::csr_bins(lens);
     Ok(DevCsr {
         nrows: m.nrows(),

@@ -207,7 +207,12 @@ pub(crate) fn prepare<'m>(
             for &(lanes, start, count) in &c.bins {
                 if let Some(d) = threads(count as u64 * u64::from(lanes)) {
                     let v = format!("l{lanes}");
-                    p.bins.push((f(KernelId::CsrVector, "spmv_csr_binned", Some(&v))?, d, start, count));
+                    p.bins.push((
+                        f(KernelId::CsrVector, "spmv_csr_binned", Some(&v))?,
+                        d,
+                        start,
+                        count,
+                    ));
                     desc.push(json!({ "lanes": lanes, "rows": count }));
                 }
             }

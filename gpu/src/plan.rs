@@ -54,7 +54,9 @@ pub fn binned_lanes(len: usize) -> u32 {
 /// Returns the row list and, per width, `(lanes, start, count)` of its
 /// non-empty run in the list.
 #[must_use]
-pub fn csr_bins(row_lengths: impl Iterator<Item = usize> + Clone) -> (Vec<i32>, Vec<(u32, usize, usize)>) {
+pub fn csr_bins(
+    row_lengths: impl Iterator<Item = usize> + Clone,
+) -> (Vec<i32>, Vec<(u32, usize, usize)>) {
     let mut counts = [0usize; 6];
     let slot = |len: usize| binned_lanes(len).trailing_zeros() as usize;
     for len in row_lengths.clone() {

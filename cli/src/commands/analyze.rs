@@ -6,7 +6,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use sparsetool_analyze::rows::read_row_lengths;
-use sparsetool_analyze::{render_text, write_plot, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes};
+use sparsetool_analyze::{
+    render_text, write_plot, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes,
+};
 use sparsetool_formats::mm::ReadOptions;
 
 use crate::args::{AnalyzeArgs, DType};
@@ -16,7 +18,10 @@ use crate::output::{check_target, Spinner};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
 pub fn display_name(path: &Path) -> String {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "stdin".into());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "stdin".into());
     let mut s = name.as_str();
     for ext in [".gz", ".mtx", ".npz", ".spb"] {
         if let Some(t) = s.strip_suffix(ext) {
@@ -35,7 +40,10 @@ pub fn display_name(path: &Path) -> String {
 pub fn row_lengths(src: &Source, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
     if let (Container::Mtx, Source::Path(p)) = (src.container()?, src) {
         let _spin = Spinner::start(format!("scanning {}", p.display()), src.len() > (64 << 20));
-        let opts = ReadOptions { lenient: a.read.lenient, ..ReadOptions::default() };
+        let opts = ReadOptions {
+            lenient: a.read.lenient,
+            ..ReadOptions::default()
+        };
         let (rl, warnings) = read_row_lengths(p, &opts)?;
         crate::io::print_warnings(&p.display().to_string(), &warnings);
         return Ok(rl);
@@ -52,7 +60,9 @@ fn lengths_typed<T: Val, I: Idx>(src: &Source, a: &AnalyzeArgs) -> anyhow::Resul
 /// Runs `analyze`.
 pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     if let Some(p) = &a.plot {
-        let ext = p.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let ext = p
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
         if !matches!(ext.as_deref(), Some("png" | "svg")) {
             bail!("{}: --plot writes .png or .svg", p.display());
         }
@@ -68,7 +78,13 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     };
     let nnz = rl.rows.iter().map(|&r| r as usize).sum::<usize>();
     let sizes = Sizes::auto_index(value_bytes, rl.nrows, rl.ncols, nnz)?;
-    let report = AnalyzeReport::new(&rl, &AnalyzeOptions { sizes, ..AnalyzeOptions::default() });
+    let report = AnalyzeReport::new(
+        &rl,
+        &AnalyzeOptions {
+            sizes,
+            ..AnalyzeOptions::default()
+        },
+    );
     let name = display_name(&a.file);
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -87,9 +103,18 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
 
 fn plot_atomic(p: &Path, report: &AnalyzeReport, name: &str, force: bool) -> anyhow::Result<()> {
     let dir = crate::output::parent_dir(p);
-    let ext = p.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    let ext = p
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
     let tmp = crate::output::temp_in(&dir, &ext)?;
     write_plot(tmp.path(), report, name).with_context(|| format!("cannot draw {}", p.display()))?;
-    let r = if force { tmp.persist(p) } else { tmp.persist_noclobber(p) };
-    r.map(|_| ()).map_err(|e| anyhow::Error::new(e.error)).with_context(|| format!("cannot write {}", p.display()))
+    let r = if force {
+        tmp.persist(p)
+    } else {
+        tmp.persist_noclobber(p)
+    };
+    r.map(|_| ())
+        .map_err(|e| anyhow::Error::new(e.error))
+        .with_context(|| format!("cannot write {}", p.display()))
 }

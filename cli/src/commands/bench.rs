@@ -73,7 +73,11 @@ fn bench_typed<T: Val, I: Idx>(
     let csr = m.to_csr();
     match ctx {
         Some(ctx) => {
-            let opts = BenchOptions { reps: a.reps, formats: formats.to_vec(), ..BenchOptions::default() };
+            let opts = BenchOptions {
+                reps: a.reps,
+                formats: formats.to_vec(),
+                ..BenchOptions::default()
+            };
             Ok(sparsetool_gpu::bench(ctx, &csr, &opts)?)
         }
         None => cpu_bench(&csr, formats, a.reps, a.dtype),
@@ -101,7 +105,10 @@ fn cpu_bench<T: Val, I: Idx>(
         let m = match convert(&src, f, &ConvertParams::default()) {
             Ok(m) => m,
             Err(e) => {
-                skipped.push(Skipped { kernel: f.name().to_string(), reason: e.to_string() });
+                skipped.push(Skipped {
+                    kernel: f.name().to_string(),
+                    reason: e.to_string(),
+                });
                 continue;
             }
         };
@@ -159,7 +166,10 @@ fn cpu_bench<T: Val, I: Idx>(
 }
 
 fn stored_bytes<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> u64 {
-    let (v, i) = (std::mem::size_of::<T>() as u64, std::mem::size_of::<I>() as u64);
+    let (v, i) = (
+        std::mem::size_of::<T>() as u64,
+        std::mem::size_of::<I>() as u64,
+    );
     let n = |len: usize| len as u64;
     match m {
         AnyMatrix::Coo(a) => n(a.nnz()) * (v + 2 * i),

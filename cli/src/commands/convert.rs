@@ -37,7 +37,10 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
 /// Fills in what the user left to us from the analysis of the row lengths:
 /// `--hyb-width auto` becomes the cost-model width, and a SELL conversion
 /// without `--slice`/`--sigma` gets the recommended C and sigma.
-pub fn recommended_params<T: Val, I: Idx>(csr: &Csr<T, I>, plan: &Plan) -> anyhow::Result<ConvertParams> {
+pub fn recommended_params<T: Val, I: Idx>(
+    csr: &Csr<T, I>,
+    plan: &Plan,
+) -> anyhow::Result<ConvertParams> {
     let mut p = plan.params.clone();
     let needs_hyb = plan.target == FormatKind::Hyb && p.hyb_width == HybWidth::Auto;
     let needs_sell = plan.target == FormatKind::Sell && (!plan.slice_given || p.sigma.is_none());
@@ -89,7 +92,11 @@ impl TryFrom<&ConvertArgs> for Plan {
         if let Some(c) = a.slice {
             params.slice = c;
         }
-        Ok(Plan { target, params, slice_given: a.slice.is_some() })
+        Ok(Plan {
+            target,
+            params,
+            slice_given: a.slice.is_some(),
+        })
     }
 }
 

@@ -26,7 +26,10 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
     // Upper bound of the entry count decides the index width.
     let cols = a.cols.unwrap_or(a.rows);
     let bound = a.rows.saturating_mul(a.nnz_per_row.max(27)).max(cols);
-    let types = TypePlan { complex: false, wide: !fits_index::<i32>(a.rows, cols, bound) };
+    let types = TypePlan {
+        complex: false,
+        wide: !fits_index::<i32>(a.rows, cols, bound),
+    };
     with_types!(types, a.dtype, gen_typed(a, kind, &params))
 }
 

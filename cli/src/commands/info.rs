@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use serde::Serialize;
-use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
 use sparsetool_formats::binary::SpbFile;
+use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
 use sparsetool_formats::npz::NpzArchive;
 use sparsetool_formats::FormatKind;
 
@@ -54,7 +54,10 @@ pub struct InfoReport {
 pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<InfoReport> {
     match src.container()? {
         Container::Mtx => {
-            let opts = ReadOptions { lenient: read.lenient, ..ReadOptions::default() };
+            let opts = ReadOptions {
+                lenient: read.lenient,
+                ..ReadOptions::default()
+            };
             let (h, warnings) = match src {
                 Source::Path(p) => mm::read_header_path_with(p, &opts)?,
                 Source::Stdin(b) => mm::read_header_bytes_with(b, "<stdin>", &opts)?,
@@ -79,7 +82,9 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
             })
         }
         Container::Npz => {
-            let Source::Path(p) = src else { anyhow::bail!("<stdin>: .npz must be a file") };
+            let Source::Path(p) = src else {
+                anyhow::bail!("<stdin>: .npz must be a file")
+            };
             let mut a = NpzArchive::open(p)?;
             let i = a.info()?;
             Ok(InfoReport {
@@ -100,11 +105,15 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
             })
         }
         Container::Spb => {
-            let Source::Path(p) = src else { anyhow::bail!("<stdin>: .spb must be a file") };
+            let Source::Path(p) = src else {
+                anyhow::bail!("<stdin>: .spb must be a file")
+            };
             let h = SpbFile::read_header(p)?;
             let params = match h.format {
                 FormatKind::Ell => serde_json::json!({ "ell_width": h.param0 }),
-                FormatKind::Hyb => serde_json::json!({ "hyb_width": h.param0, "coo_entries": h.param1 }),
+                FormatKind::Hyb => {
+                    serde_json::json!({ "hyb_width": h.param0, "coo_entries": h.param1 })
+                }
                 FormatKind::Jds => serde_json::json!({ "diagonals": h.param0 }),
                 FormatKind::Sell => serde_json::json!({ "slice": h.param0, "sigma": h.param1 }),
                 FormatKind::Coo | FormatKind::Csr => serde_json::json!({}),
@@ -178,8 +187,13 @@ pub fn render(r: &InfoReport) -> String {
     if r.nrows > 0 && r.ncols > 0 {
         let density = r.nnz as f64 / (r.nrows as f64 * r.ncols as f64);
         rows.push(("density", format!("{density:.3e}")));
-        rows.push(("mean entries/row", format!("{:.2}", r.nnz as f64 / r.nrows as f64)));
+        rows.push((
+            "mean entries/row",
+            format!("{:.2}", r.nnz as f64 / r.nrows as f64),
+        ));
     }
     let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    rows.iter().map(|(k, v)| format!("{k:<w$}  {v}\n")).collect()
+    rows.iter()
+        .map(|(k, v)| format!("{k:<w$}  {v}\n"))
+        .collect()
 }

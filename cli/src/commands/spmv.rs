@@ -24,7 +24,10 @@ pub fn make_x<T: Val>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
             let x: Vec<T> = sparsetool_formats::npz::read_npy(Path::new(path))
                 .with_context(|| format!("cannot read x from {path}"))?;
             if x.len() != n {
-                bail!("{path}: x has {} entries, the matrix has {n} columns", x.len());
+                bail!(
+                    "{path}: x has {} entries, the matrix has {n} columns",
+                    x.len()
+                );
             }
             Ok(x)
         }
@@ -37,7 +40,11 @@ pub fn random_vector<T: Val>(n: usize, seed: u64) -> Vec<T> {
     (0..n)
         .map(|_| {
             let re: f64 = rng.random_range(-1.0..1.0);
-            let im: f64 = if T::IS_COMPLEX { rng.random_range(-1.0..1.0) } else { 0.0 };
+            let im: f64 = if T::IS_COMPLEX {
+                rng.random_range(-1.0..1.0)
+            } else {
+                0.0
+            };
             T::from_parts(re, im)
         })
         .collect()

@@ -203,7 +203,10 @@ impl Header {
     /// [`SpbError`] naming the byte offset of the first bad field.
     pub fn decode(b: &[u8]) -> Result<Self, SpbError> {
         if b.len() < 8 || b[0..6] != MAGIC[0..6] {
-            return Err(SpbError::at(0, "not a sparsetool binary file (magic `SPBMTX` missing)"));
+            return Err(SpbError::at(
+                0,
+                "not a sparsetool binary file (magic `SPBMTX` missing)",
+            ));
         }
         if b[6..8] != MAGIC[6..8] {
             return Err(SpbError::at(
@@ -219,7 +222,10 @@ impl Header {
         }
         let stored = rd_u64(b, 120);
         if xxhash_rust::xxh3::xxh3_64(&b[..120]) != stored {
-            return Err(SpbError::at(120, "header checksum mismatch (the header is corrupt)"));
+            return Err(SpbError::at(
+                120,
+                "header checksum mismatch (the header is corrupt)",
+            ));
         }
         let major = rd_u16(b, 8);
         let minor = rd_u16(b, 10);
@@ -238,11 +244,14 @@ impl Header {
         }
         let hs = rd_u32(b, 16) as usize;
         if hs != HEADER_SIZE {
-            return Err(SpbError::at(16, format!("header size {hs}, expected {HEADER_SIZE}")));
+            return Err(SpbError::at(
+                16,
+                format!("header size {hs}, expected {HEADER_SIZE}"),
+            ));
         }
         let fc = rd_u32(b, 20);
-        let format =
-            format_from_code(fc).ok_or_else(|| SpbError::at(20, format!("unknown format tag {fc}")))?;
+        let format = format_from_code(fc)
+            .ok_or_else(|| SpbError::at(20, format!("unknown format tag {fc}")))?;
         let value_dtype = DType::from_code(b[24])
             .filter(|d| matches!(d, DType::F32 | DType::F64 | DType::C64 | DType::C128))
             .ok_or_else(|| SpbError::at(24, format!("bad value dtype code {}", b[24])))?;
@@ -251,11 +260,17 @@ impl Header {
             .ok_or_else(|| SpbError::at(25, format!("bad index dtype code {}", b[25])))?;
         let nsections = rd_u32(b, 28);
         if nsections as usize > MAX_SECTIONS {
-            return Err(SpbError::at(28, format!("{nsections} sections declared (at most {MAX_SECTIONS})")));
+            return Err(SpbError::at(
+                28,
+                format!("{nsections} sections declared (at most {MAX_SECTIONS})"),
+            ));
         }
         let table_off = rd_u64(b, 80);
         if table_off != HEADER_SIZE as u64 {
-            return Err(SpbError::at(80, format!("section table at {table_off}, expected {HEADER_SIZE}")));
+            return Err(SpbError::at(
+                80,
+                format!("section table at {table_off}, expected {HEADER_SIZE}"),
+            ));
         }
         Ok(Header {
             major,
@@ -314,12 +329,22 @@ impl Section {
     pub fn decode(b: &[u8], at: u64) -> Result<Self, SpbError> {
         let raw = &b[..16];
         let end = raw.iter().position(|&c| c == 0).unwrap_or(16);
-        if end == 0 || !raw[..end].iter().all(|c| c.is_ascii_graphic()) || raw[end..].iter().any(|&c| c != 0) {
-            return Err(SpbError::at(at, "section name is not NUL-padded printable ASCII"));
+        if end == 0
+            || !raw[..end].iter().all(|c| c.is_ascii_graphic())
+            || raw[end..].iter().any(|&c| c != 0)
+        {
+            return Err(SpbError::at(
+                at,
+                "section name is not NUL-padded printable ASCII",
+            ));
         }
         let name = String::from_utf8_lossy(&raw[..end]).into_owned();
-        let dtype = DType::from_code(b[16])
-            .ok_or_else(|| SpbError::at(at + 16, format!("section `{name}`: bad dtype code {}", b[16])))?;
+        let dtype = DType::from_code(b[16]).ok_or_else(|| {
+            SpbError::at(
+                at + 16,
+                format!("section `{name}`: bad dtype code {}", b[16]),
+            )
+        })?;
         Ok(Section {
             name,
             dtype,
@@ -351,5 +376,6 @@ pub fn section_checksum(bytes: &[u8]) -> u64 {
 /// Rounds `x` up to a multiple of [`ALIGN`].
 #[must_use]
 pub fn align_up(x: u64) -> Option<u64> {
-    x.checked_add(ALIGN as u64 - 1).map(|v| v / ALIGN as u64 * ALIGN as u64)
+    x.checked_add(ALIGN as u64 - 1)
+        .map(|v| v / ALIGN as u64 * ALIGN as u64)
 }

@@ -44,21 +44,34 @@ pub enum SpbMatrix<T, I> {
 
 fn ix<'a, I: Index>(name: &'static str, a: &'a [I]) -> SectionData<'a> {
     let dtype = DType::of_index(I::NAME).unwrap_or(DType::I64);
-    SectionData { name, dtype, bytes: bytemuck::cast_slice(a) }
+    SectionData {
+        name,
+        dtype,
+        bytes: bytemuck::cast_slice(a),
+    }
 }
 
 fn val<'a, T: Scalar>(name: &'static str, a: &'a [T]) -> SectionData<'a> {
     let dtype = DType::of_value(T::NAME).unwrap_or(DType::F64);
-    SectionData { name, dtype, bytes: bytemuck::cast_slice(a) }
+    SectionData {
+        name,
+        dtype,
+        bytes: bytemuck::cast_slice(a),
+    }
 }
 
 /// Writes a matrix as a `.spb` stream.
 ///
 /// # Errors
 /// I/O errors.
-pub fn write_spb<W: Write, T: Scalar, I: Index>(w: W, m: MatrixRef<'_, T, I>) -> Result<(), SpbError> {
-    let value_dtype = DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
-    let index_dtype = DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
+pub fn write_spb<W: Write, T: Scalar, I: Index>(
+    w: W,
+    m: MatrixRef<'_, T, I>,
+) -> Result<(), SpbError> {
+    let value_dtype =
+        DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
+    let index_dtype =
+        DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
     let f = |format, nrows: usize, ncols: usize, nnz: usize, p0: usize, p1: usize| HeaderFields {
         format,
         value_dtype,
@@ -73,23 +86,42 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(w: W, m: MatrixRef<'_, T, I>) ->
         MatrixRef::Coo(a) => write_sections(
             w,
             &f(FormatKind::Coo, a.nrows(), a.ncols(), a.nnz(), 0, 0),
-            &[ix("rows", a.rows()), ix("cols", a.cols()), val("values", a.values())],
+            &[
+                ix("rows", a.rows()),
+                ix("cols", a.cols()),
+                val("values", a.values()),
+            ],
         ),
         MatrixRef::Csr(a) => write_sections(
             w,
             &f(FormatKind::Csr, a.nrows(), a.ncols(), a.nnz(), 0, 0),
-            &[ix("row_ptr", a.row_ptr()), ix("col_idx", a.col_idx()), val("values", a.values())],
+            &[
+                ix("row_ptr", a.row_ptr()),
+                ix("col_idx", a.col_idx()),
+                val("values", a.values()),
+            ],
         ),
         MatrixRef::Ell(a) => write_sections(
             w,
             &f(FormatKind::Ell, a.nrows(), a.ncols(), a.nnz(), a.width(), 0),
-            &[ix("row_nnz", a.row_nnz()), ix("col_idx", a.col_idx()), val("values", a.values())],
+            &[
+                ix("row_nnz", a.row_nnz()),
+                ix("col_idx", a.col_idx()),
+                val("values", a.values()),
+            ],
         ),
         MatrixRef::Hyb(a) => {
             let (e, c) = (a.ell(), a.coo());
             write_sections(
                 w,
-                &f(FormatKind::Hyb, a.nrows(), a.ncols(), a.nnz(), e.width(), c.nnz()),
+                &f(
+                    FormatKind::Hyb,
+                    a.nrows(),
+                    a.ncols(),
+                    a.nnz(),
+                    e.width(),
+                    c.nnz(),
+                ),
                 &[
                     ix("ell_row_nnz", e.row_nnz()),
                     ix("ell_col_idx", e.col_idx()),
@@ -102,7 +134,14 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(w: W, m: MatrixRef<'_, T, I>) ->
         }
         MatrixRef::Jds(a) => write_sections(
             w,
-            &f(FormatKind::Jds, a.nrows(), a.ncols(), a.nnz(), a.num_diagonals(), 0),
+            &f(
+                FormatKind::Jds,
+                a.nrows(),
+                a.ncols(),
+                a.nnz(),
+                a.num_diagonals(),
+                0,
+            ),
             &[
                 ix("perm", a.perm()),
                 ix("jd_ptr", a.jd_ptr()),
@@ -112,7 +151,14 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(w: W, m: MatrixRef<'_, T, I>) ->
         ),
         MatrixRef::Sell(a) => write_sections(
             w,
-            &f(FormatKind::Sell, a.nrows(), a.ncols(), a.nnz(), a.slice_height(), a.sigma()),
+            &f(
+                FormatKind::Sell,
+                a.nrows(),
+                a.ncols(),
+                a.nnz(),
+                a.slice_height(),
+                a.sigma(),
+            ),
             &[
                 ix("perm", a.perm()),
                 ix("slice_ptr", a.slice_ptr()),
@@ -146,7 +192,9 @@ impl SpbFile {
             usize::try_from(v)
                 .ok()
                 .filter(|&x| x < usize::MAX / 2)
-                .ok_or_else(|| SpbError::at(32, format!("{what} = {v} is too large")).named(self.name()))
+                .ok_or_else(|| {
+                    SpbError::at(32, format!("{what} = {v} is too large")).named(self.name())
+                })
         };
         Ok((
             conv(h.nrows, "nrows")?,
@@ -159,11 +207,10 @@ impl SpbFile {
 
     fn expect_format(&self, k: FormatKind) -> Result<(), SpbError> {
         if self.header().format != k {
-            return Err(SpbError::at(
-                20,
-                format!("file holds {}, not {k}", self.header().format),
-            )
-            .named(self.name()));
+            return Err(
+                SpbError::at(20, format!("file holds {}, not {k}", self.header().format))
+                    .named(self.name()),
+            );
         }
         Ok(())
     }
@@ -171,7 +218,9 @@ impl SpbFile {
     /// Checks the value and index dtypes against `T` and `I`.
     fn expect_types<T: Scalar, I: Index>(&self) -> Result<(), SpbError> {
         let h = self.header();
-        if DType::of_value(T::NAME) != Some(h.value_dtype) || DType::of_index(I::NAME) != Some(h.index_dtype) {
+        if DType::of_value(T::NAME) != Some(h.value_dtype)
+            || DType::of_index(I::NAME) != Some(h.index_dtype)
+        {
             return Err(SpbError::at(
                 24,
                 format!(
@@ -196,7 +245,8 @@ impl SpbFile {
         self.expect_format(FormatKind::Csr)?;
         self.expect_types::<T, I>()?;
         let (nrows, ncols, nnz, _, _) = self.dims()?;
-        crate::coo::check_dims::<I>(nrows, ncols, nnz).map_err(|e| SpbError::from(e).named(self.name()))?;
+        crate::coo::check_dims::<I>(nrows, ncols, nnz)
+            .map_err(|e| SpbError::from(e).named(self.name()))?;
         let row_ptr = self.indices::<I>("row_ptr")?;
         let col_idx = self.indices::<I>("col_idx")?;
         let values = self.values::<T>("values")?;
@@ -211,7 +261,13 @@ impl SpbFile {
         }
         check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
         check_rows(row_ptr, col_idx, ncols).map_err(named)?;
-        Ok(CsrView { nrows, ncols, row_ptr, col_idx, values })
+        Ok(CsrView {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        })
     }
 
     /// A value section copied out as `T`, converting from the stored dtype
@@ -219,19 +275,41 @@ impl SpbFile {
     fn values_as<T: Scalar>(&self, name: &str) -> Result<Vec<T>, SpbError> {
         let conv = |re: f64, im: f64| T::from_parts(re, im);
         Ok(match self.header().value_dtype {
-            DType::F32 => self.values::<f32>(name)?.iter().map(|&v| conv(f64::from(v), 0.0)).collect(),
-            DType::F64 => self.values::<f64>(name)?.iter().map(|&v| conv(v, 0.0)).collect(),
+            DType::F32 => self
+                .values::<f32>(name)?
+                .iter()
+                .map(|&v| conv(f64::from(v), 0.0))
+                .collect(),
+            DType::F64 => self
+                .values::<f64>(name)?
+                .iter()
+                .map(|&v| conv(v, 0.0))
+                .collect(),
             dt @ (DType::C64 | DType::C128) if !T::IS_COMPLEX => {
-                return Err(SpbError::at(24, format!("file holds {} values; read it with a complex type", dt.name()))
-                    .named(self.name()))
+                return Err(SpbError::at(
+                    24,
+                    format!(
+                        "file holds {} values; read it with a complex type",
+                        dt.name()
+                    ),
+                )
+                .named(self.name()))
             }
             DType::C64 => self
                 .values::<crate::Complex32>(name)?
                 .iter()
                 .map(|v| conv(f64::from(v.re), f64::from(v.im)))
                 .collect(),
-            DType::C128 => self.values::<crate::Complex64>(name)?.iter().map(|v| conv(v.re, v.im)).collect(),
-            dt => return Err(SpbError::at(24, format!("bad value dtype {}", dt.name())).named(self.name())),
+            DType::C128 => self
+                .values::<crate::Complex64>(name)?
+                .iter()
+                .map(|v| conv(v.re, v.im))
+                .collect(),
+            dt => {
+                return Err(
+                    SpbError::at(24, format!("bad value dtype {}", dt.name())).named(self.name())
+                )
+            }
         })
     }
 
@@ -242,7 +320,11 @@ impl SpbFile {
         let wide: Vec<i64> = match self.header().index_dtype {
             DType::I32 if I::NAME == "i32" => return Ok(self.indices::<I>(name)?.to_vec()),
             DType::I64 if I::NAME == "i64" => return Ok(self.indices::<I>(name)?.to_vec()),
-            DType::I32 => self.indices::<i32>(name)?.iter().map(|&v| i64::from(v)).collect(),
+            DType::I32 => self
+                .indices::<i32>(name)?
+                .iter()
+                .map(|&v| i64::from(v))
+                .collect(),
             _ => self.indices::<i64>(name)?.to_vec(),
         };
         wide.into_iter()
@@ -250,10 +332,16 @@ impl SpbFile {
                 if v == -1 {
                     Ok(I::PADDING)
                 } else {
-                    usize::try_from(v).ok().and_then(I::from_usize).ok_or_else(|| {
-                        SpbError::msg(format!("section `{name}`: index {v} does not fit {}", I::NAME))
+                    usize::try_from(v)
+                        .ok()
+                        .and_then(I::from_usize)
+                        .ok_or_else(|| {
+                            SpbError::msg(format!(
+                                "section `{name}`: index {v} does not fit {}",
+                                I::NAME
+                            ))
                             .named(self.name())
-                    })
+                        })
                 }
             })
             .collect()
@@ -275,7 +363,8 @@ impl SpbFile {
         let v = |n: &str| self.values_as::<T>(n);
         let m = match self.header().format {
             FormatKind::Coo => SpbMatrix::Coo(
-                Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?).map_err(named)?,
+                Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?)
+                    .map_err(named)?,
             ),
             FormatKind::Csr => SpbMatrix::Csr(
                 Csr::try_from_parts(nrows, ncols, i("row_ptr")?, i("col_idx")?, v("values")?)
@@ -295,17 +384,33 @@ impl SpbFile {
                     v("ell_values")?,
                 )
                 .map_err(named)?;
-                let coo = Coo::try_from_parts(nrows, ncols, i("coo_rows")?, i("coo_cols")?, v("coo_values")?)
-                    .map_err(named)?;
+                let coo = Coo::try_from_parts(
+                    nrows,
+                    ncols,
+                    i("coo_rows")?,
+                    i("coo_cols")?,
+                    v("coo_values")?,
+                )
+                .map_err(named)?;
                 if coo.nnz() != p1 {
-                    return Err(SpbError::at(64, format!("header says {p1} tail entries, file holds {}", coo.nnz()))
-                        .named(self.name()));
+                    return Err(SpbError::at(
+                        64,
+                        format!("header says {p1} tail entries, file holds {}", coo.nnz()),
+                    )
+                    .named(self.name()));
                 }
                 SpbMatrix::Hyb(Hyb::try_from_parts(ell, coo).map_err(named)?)
             }
             FormatKind::Jds => SpbMatrix::Jds(
-                Jds::try_from_parts(nrows, ncols, i("perm")?, i("jd_ptr")?, i("col_idx")?, v("values")?)
-                    .map_err(named)?,
+                Jds::try_from_parts(
+                    nrows,
+                    ncols,
+                    i("perm")?,
+                    i("jd_ptr")?,
+                    i("col_idx")?,
+                    v("values")?,
+                )
+                .map_err(named)?,
             ),
             FormatKind::Sell => SpbMatrix::Sell(
                 Sell::try_from_parts(
@@ -331,13 +436,22 @@ impl SpbFile {
             SpbMatrix::Sell(a) => a.nnz(),
         };
         if actual != nnz {
-            return Err(SpbError::at(48, format!("header says nnz = {nnz}, the arrays hold {actual}"))
-                .named(self.name()));
+            return Err(SpbError::at(
+                48,
+                format!("header says nnz = {nnz}, the arrays hold {actual}"),
+            )
+            .named(self.name()));
         }
         if let SpbMatrix::Jds(a) = &m {
             if a.num_diagonals() != p0 {
-                return Err(SpbError::at(56, format!("header says {p0} jagged diagonals, file holds {}", a.num_diagonals()))
-                    .named(self.name()));
+                return Err(SpbError::at(
+                    56,
+                    format!(
+                        "header says {p0} jagged diagonals, file holds {}",
+                        a.num_diagonals()
+                    ),
+                )
+                .named(self.name()));
             }
         }
         Ok(m)

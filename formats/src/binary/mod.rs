@@ -38,11 +38,21 @@ pub struct SpbError {
 impl SpbError {
     /// An error at a byte offset.
     pub fn at(offset: u64, message: impl Into<String>) -> Self {
-        Self { file: None, offset: Some(offset), message: message.into(), source: None }
+        Self {
+            file: None,
+            offset: Some(offset),
+            message: message.into(),
+            source: None,
+        }
     }
     /// An error without a position.
     pub fn msg(message: impl Into<String>) -> Self {
-        Self { file: None, offset: None, message: message.into(), source: None }
+        Self {
+            file: None,
+            offset: None,
+            message: message.into(),
+            source: None,
+        }
     }
     /// Attaches the file name (kept if already set).
     #[must_use]
@@ -78,13 +88,20 @@ impl fmt::Display for SpbError {
 
 impl std::error::Error for SpbError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 
 impl From<std::io::Error> for SpbError {
     fn from(e: std::io::Error) -> Self {
-        Self { file: None, offset: None, message: e.to_string(), source: Some(Box::new(e)) }
+        Self {
+            file: None,
+            offset: None,
+            message: e.to_string(),
+            source: Some(Box::new(e)),
+        }
     }
 }
 

@@ -21,7 +21,9 @@ pub struct SpbOptions {
 
 impl Default for SpbOptions {
     fn default() -> Self {
-        Self { verify_checksums: true }
+        Self {
+            verify_checksums: true,
+        }
     }
 }
 
@@ -105,7 +107,11 @@ impl SpbFile {
                 format!(
                     "file is {len} bytes but its header says {} ({})",
                     header.file_size,
-                    if len < header.file_size { "truncated" } else { "data appended" }
+                    if len < header.file_size {
+                        "truncated"
+                    } else {
+                        "data appended"
+                    }
                 ),
             ));
         }
@@ -116,7 +122,10 @@ impl SpbFile {
         }
         let table = &b[HEADER_SIZE..table_end];
         if xxhash_rust::xxh3::xxh3_64(table) != header.table_checksum {
-            return Err(SpbError::at(HEADER_SIZE as u64, "section table checksum mismatch"));
+            return Err(SpbError::at(
+                HEADER_SIZE as u64,
+                "section table checksum mismatch",
+            ));
         }
         let mut sections = Vec::with_capacity(n);
         for i in 0..n {
@@ -138,7 +147,10 @@ impl SpbFile {
             if s.offset % ALIGN as u64 != 0 || s.offset < table_end as u64 {
                 return Err(SpbError::at(
                     at + 32,
-                    format!("section `{}`: offset {} is not a 64-byte aligned offset after the table", s.name, s.offset),
+                    format!(
+                        "section `{}`: offset {} is not a 64-byte aligned offset after the table",
+                        s.name, s.offset
+                    ),
                 ));
             }
             match s.offset.checked_add(s.byte_len) {
@@ -154,17 +166,25 @@ impl SpbFile {
                 }
             }
             if sections.iter().any(|p: &Section| p.name == s.name) {
-                return Err(SpbError::at(at, format!("section `{}` appears twice", s.name)));
+                return Err(SpbError::at(
+                    at,
+                    format!("section `{}` appears twice", s.name),
+                ));
             }
             sections.push(s);
         }
         // Sections must not overlap.
-        let mut spans: Vec<(u64, u64, &str)> =
-            sections.iter().map(|s| (s.offset, s.offset + s.byte_len, s.name.as_str())).collect();
+        let mut spans: Vec<(u64, u64, &str)> = sections
+            .iter()
+            .map(|s| (s.offset, s.offset + s.byte_len, s.name.as_str()))
+            .collect();
         spans.sort_unstable();
         for w in spans.windows(2) {
             if w[0].1 > w[1].0 {
-                return Err(SpbError::at(w[1].0, format!("sections `{}` and `{}` overlap", w[0].2, w[1].2)));
+                return Err(SpbError::at(
+                    w[1].0,
+                    format!("sections `{}` and `{}` overlap", w[0].2, w[1].2),
+                ));
             }
         }
         if opts.verify_checksums {
@@ -175,11 +195,19 @@ impl SpbFile {
             if let Some(s) = bad {
                 return Err(SpbError::at(
                     s.offset,
-                    format!("section `{}`: checksum mismatch (the data is corrupt)", s.name),
+                    format!(
+                        "section `{}`: checksum mismatch (the data is corrupt)",
+                        s.name
+                    ),
                 ));
             }
         }
-        Ok(SpbFile { name, storage, header, sections })
+        Ok(SpbFile {
+            name,
+            storage,
+            header,
+            sections,
+        })
     }
 
     /// The file name used in messages.
@@ -199,17 +227,25 @@ impl SpbFile {
     }
 
     fn raw(&self, name: &str, dtype: DType) -> Result<&[u8], SpbError> {
-        let s = self.sections.iter().find(|s| s.name == name).ok_or_else(|| {
-            SpbError::msg(format!(
-                "{} file has no `{name}` section",
-                self.header.format
-            ))
-            .named(&self.name)
-        })?;
+        let s = self
+            .sections
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| {
+                SpbError::msg(format!(
+                    "{} file has no `{name}` section",
+                    self.header.format
+                ))
+                .named(&self.name)
+            })?;
         if s.dtype != dtype {
             return Err(SpbError::at(
                 s.offset,
-                format!("section `{name}` holds {}, expected {}", s.dtype.name(), dtype.name()),
+                format!(
+                    "section `{name}` holds {}, expected {}",
+                    s.dtype.name(),
+                    dtype.name()
+                ),
             )
             .named(&self.name));
         }

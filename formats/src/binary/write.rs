@@ -63,7 +63,10 @@ pub fn write_sections<W: Write>(
     let mut table = Vec::with_capacity(sections.len());
     for (s, &checksum) in sections.iter().zip(&checksums) {
         if s.bytes.len() % s.dtype.size() != 0 {
-            return Err(SpbError::msg(format!("section `{}`: ragged byte length", s.name)));
+            return Err(SpbError::msg(format!(
+                "section `{}`: ragged byte length",
+                s.name
+            )));
         }
         let byte_len = s.bytes.len() as u64;
         table.push(Section {
