@@ -36,7 +36,11 @@ pub(crate) fn check_dims<I: Index>(
 ) -> Result<(), FormatError> {
     for (what, value) in [("nrows", nrows), ("ncols", ncols), ("nnz", nnz)] {
         if value > I::MAX_USIZE {
-            return Err(FormatError::IndexOverflow { what, value, index: I::NAME });
+            return Err(FormatError::IndexOverflow {
+                what,
+                value,
+                index: I::NAME,
+            });
         }
     }
     Ok(())
@@ -66,7 +70,11 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         let nnz = values.len();
         for (array, a) in [("rows", rows.len()), ("cols", cols.len())] {
             if a != nnz {
-                return Err(FormatError::Length { array, expected: nnz, actual: a });
+                return Err(FormatError::Length {
+                    array,
+                    expected: nnz,
+                    actual: a,
+                });
             }
         }
         check_dims::<I>(nrows, ncols, nnz)?;
@@ -79,7 +87,11 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         if let Some(pos) = pos {
             let (r, c) = (rows[pos], cols[pos]);
             if r.to_usize() >= nrows {
-                return Err(FormatError::RowOutOfBounds { row: r.to_i64(), nrows, pos });
+                return Err(FormatError::RowOutOfBounds {
+                    row: r.to_i64(),
+                    nrows,
+                    pos,
+                });
             }
             return Err(FormatError::ColumnOutOfBounds {
                 row: r.to_usize(),
@@ -87,7 +99,13 @@ impl<T: Scalar, I: Index> Coo<T, I> {
                 ncols,
             });
         }
-        Ok(Self { nrows, ncols, rows, cols, values })
+        Ok(Self {
+            nrows,
+            ncols,
+            rows,
+            cols,
+            values,
+        })
     }
 
     /// Builds a COO matrix without checking.
@@ -103,13 +121,25 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         cols: Vec<I>,
         values: Vec<T>,
     ) -> Self {
-        Self { nrows, ncols, rows, cols, values }
+        Self {
+            nrows,
+            ncols,
+            rows,
+            cols,
+            values,
+        }
     }
 
     /// An empty `nrows x ncols` matrix.
     #[must_use]
     pub fn empty(nrows: usize, ncols: usize) -> Self {
-        Self { nrows, ncols, rows: Vec::new(), cols: Vec::new(), values: Vec::new() }
+        Self {
+            nrows,
+            ncols,
+            rows: Vec::new(),
+            cols: Vec::new(),
+            values: Vec::new(),
+        }
     }
 
     /// Number of rows.
@@ -162,9 +192,7 @@ impl<T: Scalar, I: Index> Coo<T, I> {
     /// Whether entries are sorted by (row, column) with no duplicates.
     #[must_use]
     pub fn is_canonical(&self) -> bool {
-        (1..self.nnz()).all(|k| {
-            (self.rows[k - 1], self.cols[k - 1]) < (self.rows[k], self.cols[k])
-        })
+        (1..self.nnz()).all(|k| (self.rows[k - 1], self.cols[k - 1]) < (self.rows[k], self.cols[k]))
     }
 
     /// `y = A x` (duplicates contribute their sum). Serial: COO has no

@@ -65,7 +65,13 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         }
         check_offsets("row_ptr", &row_ptr, nrows + 1, nnz)?;
         check_rows(&row_ptr, &col_idx, ncols)?;
-        Ok(Self { nrows, ncols, row_ptr, col_idx, values })
+        Ok(Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        })
     }
 
     /// Builds a CSR matrix without checking.
@@ -81,7 +87,13 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Self {
-        Self { nrows, ncols, row_ptr, col_idx, values }
+        Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        }
     }
 
     /// An empty `nrows x ncols` matrix (all rows empty).
@@ -156,17 +168,30 @@ impl<T: Scalar, I: Index> Csr<T, I> {
     /// Length of every row.
     #[must_use]
     pub fn row_lengths(&self) -> Vec<usize> {
-        self.row_ptr.windows(2).map(|w| w[1].to_usize() - w[0].to_usize()).collect()
+        self.row_ptr
+            .windows(2)
+            .map(|w| w[1].to_usize() - w[0].to_usize())
+            .collect()
     }
     /// Length of the longest row (0 for an empty matrix).
     #[must_use]
     pub fn max_row_len(&self) -> usize {
-        self.row_ptr.par_windows(2).map(|w| w[1].to_usize() - w[0].to_usize()).max().unwrap_or(0)
+        self.row_ptr
+            .par_windows(2)
+            .map(|w| w[1].to_usize() - w[0].to_usize())
+            .max()
+            .unwrap_or(0)
     }
     /// Hands the arrays back: `(nrows, ncols, row_ptr, col_idx, values)`.
     #[must_use]
     pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
-        (self.nrows, self.ncols, self.row_ptr, self.col_idx, self.values)
+        (
+            self.nrows,
+            self.ncols,
+            self.row_ptr,
+            self.col_idx,
+            self.values,
+        )
     }
 
     /// `y = A x`, one row per task (rayon).
@@ -176,13 +201,16 @@ impl<T: Scalar, I: Index> Csr<T, I> {
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
         assert_eq!(x.len(), self.ncols, "x has the wrong length");
         assert_eq!(y.len(), self.nrows, "y has the wrong length");
-        y.par_iter_mut().enumerate().with_min_len(256).for_each(|(i, yi)| {
-            let (cols, vals) = self.row(i);
-            let mut acc = T::zero();
-            for (c, v) in cols.iter().zip(vals) {
-                acc += *v * x[c.to_usize()];
-            }
-            *yi = acc;
-        });
+        y.par_iter_mut()
+            .enumerate()
+            .with_min_len(256)
+            .for_each(|(i, yi)| {
+                let (cols, vals) = self.row(i);
+                let mut acc = T::zero();
+                for (c, v) in cols.iter().zip(vals) {
+                    acc += *v * x[c.to_usize()];
+                }
+                *yi = acc;
+            });
     }
 }

@@ -21,24 +21,24 @@
 pub mod binary;
 mod coo;
 // Matrix Market (owned by the mm work), .npz, and the GPU formats.
-pub mod mm;
-pub mod npz;
+mod csr;
 mod ell;
+mod error;
 mod hyb;
 mod jds;
-mod sell;
-mod csr;
-mod error;
 mod kind;
+pub mod mm;
+pub mod npz;
 pub mod pattern;
 mod scalar;
+mod sell;
 
 pub use coo::Coo;
 pub use csr::Csr;
 pub use ell::Ell;
+pub use error::FormatError;
 pub use hyb::Hyb;
 pub use jds::Jds;
-pub use sell::{check_sell_params, Sell};
-pub use error::FormatError;
 pub use kind::{FormatKind, UnknownFormat};
 pub use scalar::{fits_index, Complex, Complex32, Complex64, Index, Scalar};
+pub use sell::{check_sell_params, Sell};

@@ -99,7 +99,10 @@ fn round_trip_every_format() {
         (bytes_of(MatrixRef::Ell(&ell_b())), SpbMatrix::Ell(ell_b())),
         (bytes_of(MatrixRef::Hyb(&hyb_b())), SpbMatrix::Hyb(hyb_b())),
         (bytes_of(MatrixRef::Jds(&jds_b())), SpbMatrix::Jds(jds_b())),
-        (bytes_of(MatrixRef::Sell(&sell_c())), SpbMatrix::Sell(sell_c())),
+        (
+            bytes_of(MatrixRef::Sell(&sell_c())),
+            SpbMatrix::Sell(sell_c()),
+        ),
     ];
     for (b, want) in cases {
         let f = open(&b).unwrap();
@@ -120,17 +123,25 @@ fn round_trip_f32_i64_and_complex() {
     let mut b = Vec::new();
     write_spb(&mut b, MatrixRef::Csr(&a)).unwrap();
     let f = SpbFile::from_bytes(&b, "x", &SpbOptions::default()).unwrap();
-    assert_eq!(f.to_matrix::<f32, i64>().unwrap(), SpbMatrix::Csr(a.clone()));
+    assert_eq!(
+        f.to_matrix::<f32, i64>().unwrap(),
+        SpbMatrix::Csr(a.clone())
+    );
     let view = f.csr_view::<f32, i64>().unwrap();
     assert_eq!(view.row_ptr, a.row_ptr());
     // Copies convert types; zero-copy views never reinterpret.
     let wide = f.to_matrix::<f64, i32>().unwrap();
-    let SpbMatrix::Csr(w) = wide else { panic!("csr") };
+    let SpbMatrix::Csr(w) = wide else {
+        panic!("csr")
+    };
     assert_eq!(w.row_ptr(), csr_b().row_ptr());
     assert_eq!(w.values(), csr_b().values());
     assert!(f.csr_view::<f32, i32>().is_err());
     assert!(f.csr_view::<f64, i64>().is_err());
-    let vc: Vec<_> = v.iter().map(|&x| sparsetool_formats::Complex64::new(x, -x)).collect();
+    let vc: Vec<_> = v
+        .iter()
+        .map(|&x| sparsetool_formats::Complex64::new(x, -x))
+        .collect();
     let c = Csr::try_from_parts(n, m, rp, ci, vc).unwrap();
     let mut b = Vec::new();
     write_spb(&mut b, MatrixRef::Csr(&c)).unwrap();
@@ -363,7 +374,14 @@ fn c21_out_of_range_index_caught_without_checksums() {
     let mut b = csr_bytes();
     let o = section_data_offset(&b, "col_idx");
     b[o..o + 4].copy_from_slice(&1000i32.to_le_bytes());
-    let f = SpbFile::from_bytes(&b, "t.spb", &SpbOptions { verify_checksums: false }).unwrap();
+    let f = SpbFile::from_bytes(
+        &b,
+        "t.spb",
+        &SpbOptions {
+            verify_checksums: false,
+        },
+    )
+    .unwrap();
     let e = f.to_matrix::<f64, i32>().unwrap_err().to_string();
     assert!(e.contains("out of bounds"), "{e}");
     let e = f.csr_view::<f64, i32>().unwrap_err().to_string();
@@ -427,7 +445,11 @@ fn c28_hyb_tail_count_disagrees() {
 }
 #[test]
 fn every_single_bit_flip_is_an_error_never_a_panic() {
-    for bytes in [csr_bytes(), bytes_of(MatrixRef::Sell(&sell_c())), bytes_of(MatrixRef::Hyb(&hyb_b()))] {
+    for bytes in [
+        csr_bytes(),
+        bytes_of(MatrixRef::Sell(&sell_c())),
+        bytes_of(MatrixRef::Hyb(&hyb_b())),
+    ] {
         for i in 0..bytes.len() {
             for bit in [0u8, 3, 7] {
                 let mut b = bytes.clone();

@@ -320,6 +320,12 @@ fn read_array<T: Scalar, I: Index>(
         });
     }
     let (m, n) = (h.nrows, h.ncols);
+    if dense.is_empty() {
+        // No values (e.g. `0 N`): N is bounded only by the index type, so
+        // walking N empty columns below would spin for minutes (fuzzing).
+        return Coo::try_from_parts(m, n, Vec::new(), Vec::new(), Vec::new())
+            .map_err(|e| (None, e.into()));
+    }
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
     let mut k = 0;
     let expand = opts.expand_symmetry;
@@ -372,5 +378,22 @@ mod tests {
         dedup_mirrors(&mut r, &mut c, &mut v, MmSymmetry::Symmetric, 2, 4, &mut w);
         assert_eq!((r, c, v), (vec![1, 0], vec![0, 2], vec![5.0, 1.0]));
         assert_eq!(w.len(), 1);
+    }
+
+    /// Regression (fuzzing): an empty `0 x N` array with a huge `N` walked
+    /// `N` empty columns (2^31 for `i32`, forever for `i64`).
+    #[test]
+    fn empty_array_with_huge_dimension_is_instant() {
+        let t = std::time::Instant::now();
+        let text = b"%%MatrixMarket matrix array real general\n0 9000000000000000000\n";
+        let m = crate::mm::read_bytes::<f64, i64>(text, "a.mtx", &ReadOptions::default()).unwrap();
+        assert_eq!(
+            (m.coo.nrows(), m.coo.ncols(), m.coo.nnz()),
+            (0, 9_000_000_000_000_000_000, 0)
+        );
+        let text = b"%%MatrixMarket matrix array real general\n0 2000000000\n";
+        let m = crate::mm::read_bytes::<f32, i32>(text, "a.mtx", &ReadOptions::default()).unwrap();
+        assert_eq!(m.coo.ncols(), 2_000_000_000);
+        assert!(t.elapsed().as_secs() < 5);
     }
 }

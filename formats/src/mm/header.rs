@@ -415,7 +415,11 @@ fn parse_head_inner(bytes: &[u8], complete: bool, lenient: bool) -> HeadResult {
         if !lenient {
             return Ok(Err((Some(first.no), MmErrorKind::ByteOrderMark)));
         }
-        warn(&mut warnings, first.no, "UTF-8 byte-order mark before the banner ignored".into());
+        warn(
+            &mut warnings,
+            first.no,
+            "UTF-8 byte-order mark before the banner ignored".into(),
+        );
         text = rest;
     }
     let found = || snippet(text);

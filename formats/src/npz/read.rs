@@ -189,10 +189,12 @@ impl NpzArchive {
     pub fn info(&mut self) -> Result<NpzInfo, NpzError> {
         let format = self.format_tag()?;
         let (nrows, ncols) = self.shape()?;
+        // Saturating: the counts are not validated here, and a damaged
+        // archive must not overflow (fuzzing: `row_nnz` of `i64::MAX`s).
         let sum = |v: Vec<i64>| {
             v.iter()
                 .map(|&x| usize::try_from(x).unwrap_or(0))
-                .sum::<usize>()
+                .fold(0usize, usize::saturating_add)
         };
         let (data, index) = match format.as_str() {
             "coo" => (
@@ -210,7 +212,8 @@ impl NpzArchive {
         let index_h = self.array_header(index)?;
         let nnz = match format.as_str() {
             "ell" => sum(self.index_array("row_nnz")?),
-            "hyb" => sum(self.index_array("ell_row_nnz")?) + self.array_header("coo_data")?.len(),
+            "hyb" => sum(self.index_array("ell_row_nnz")?)
+                .saturating_add(self.array_header("coo_data")?.len()),
             "sell" => {
                 let idx: Vec<i64> = self.index_array("indices")?;
                 idx.iter().filter(|&&c| c >= 0).count()

@@ -458,6 +458,29 @@ fn info_and_headers() {
     );
 }
 
+/// Regression (fuzzing): `info` summed unvalidated `row_nnz` counts with
+/// `+`, which overflowed (a panic in debug builds, a wrong count in release).
+#[test]
+fn info_of_huge_row_counts_saturates() {
+    for (tag, prefix) in [("ell", ""), ("hyb", "ell_")] {
+        let bytes = bytes_of(|w| {
+            w.add_format_tag(tag).unwrap();
+            w.add_shape(3, 3).unwrap();
+            w.add_i64_scalar(&format!("{prefix}width"), 1).unwrap();
+            w.add_array(&format!("{prefix}row_nnz"), &[3], &[i64::MAX; 3])
+                .unwrap();
+            w.add_array(&format!("{prefix}data"), &[3], &[1.0f64; 3])
+                .unwrap();
+            w.add_array(&format!("{prefix}indices"), &[3], &[0i64, 1, 2])
+                .unwrap();
+            w.add_array("coo_data", &[1], &[1.0f64]).unwrap();
+        });
+        let mut a = NpzArchive::from_bytes(bytes.clone(), "e.npz").unwrap();
+        assert_eq!(a.info().unwrap().nnz, usize::MAX);
+        assert!(read_npz_bytes::<f64, i32>(bytes, "e.npz").is_err());
+    }
+}
+
 #[test]
 fn npy_file_roundtrip() {
     let dir = std::env::temp_dir().join(format!("sparsetool_npy_{}", std::process::id()));
