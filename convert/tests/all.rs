@@ -3,4 +3,5 @@
 mod common;
 mod errors;
 mod props;
+mod real;
 mod seeds;
