@@ -19,3 +19,9 @@ fi
 
 echo "== cargo test --workspace"
 cargo test --workspace "$@"
+
+# cargo hides the output of passing tests: show plainly whether the GPU tests
+# ran on a device or were skipped for lack of one.
+echo "== GPU tests: device or skipped?"
+cargo test -p sparsetool-gpu --test gpu -- --nocapture --test-threads=1 2>&1 \
+  | grep -E "SKIPPED|^test result" | sed "s/^[.]*//" | sort | uniq -c
