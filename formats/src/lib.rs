@@ -16,11 +16,34 @@
 //!
 //! Value types: `f32`, `f64`, `Complex<f32>`, `Complex<f64>` ([`Scalar`]).
 //! Index types: `i32`, `i64` ([`Index`]); `-1` is the padding sentinel.
+//!
+//! Files: Matrix Market ([`mm`]: parallel reader, writer), NumPy `.npz`
+//! ([`npz`], as `scipy.sparse.save_npz` writes it) and the zero-copy binary
+//! layout `.spb` ([`binary`]). Conversions between formats live in the
+//! `sparsetool-convert` crate.
+//!
+//! ## Example: read, multiply, store as `.spb`, load back validated
+//!
+//! ```
+//! use sparsetool_formats::binary::{write_spb, MatrixRef, SpbFile, SpbMatrix, SpbOptions};
+//! use sparsetool_formats::mm::{read_bytes, ReadOptions};
+//!
+//! let text = "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2.0\n2 2 3.0\n3 1 1.0\n3 3 4.0\n";
+//! let m = read_bytes::<f64, i32>(text.as_bytes(), "a.mtx", &ReadOptions::default())?;
+//! let mut y = vec![0.0; 3];
+//! m.coo.spmv(&[1.0, 1.0, 1.0], &mut y);
+//! assert_eq!(y, [2.0, 3.0, 5.0]);
+//!
+//! let mut bytes = Vec::new();
+//! write_spb(&mut bytes, MatrixRef::Coo(&m.coo))?;
+//! let file = SpbFile::from_bytes(&bytes, "a.spb", &SpbOptions::default())?;
+//! assert_eq!(file.to_matrix::<f64, i32>()?, SpbMatrix::Coo(m.coo));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod binary;
 mod coo;
-// Matrix Market (owned by the mm work), .npz, and the GPU formats.
 mod csr;
 mod ell;
 mod error;
