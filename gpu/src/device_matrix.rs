@@ -5,56 +5,15 @@
 //! `i64`. Value arrays are uploaded as raw bytes and typed by [`DType`].
 
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
-use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Index, Jds, Scalar, Sell};
 
 use crate::kernels::DType;
 use crate::layout::{check_i32, coo_rows_from_row_ptr, narrow_indices, SlicedEllHost};
 use crate::GpuError;
 
-/// A borrowed matrix in any of sparsetool's formats.
-#[derive(Debug, Clone, Copy)]
-pub enum AnyFormatRef<'a, T, I> {
-    /// Coordinate triplets.
-    Coo(&'a Coo<T, I>),
-    /// Compressed sparse row.
-    Csr(&'a Csr<T, I>),
-    /// ELLPACK.
-    Ell(&'a Ell<T, I>),
-    /// ELL + COO tail.
-    Hyb(&'a Hyb<T, I>),
-    /// Jagged diagonals.
-    Jds(&'a Jds<T, I>),
-    /// SELL-C-sigma.
-    Sell(&'a Sell<T, I>),
-}
-
-impl<T: Scalar, I: Index> AnyFormatRef<'_, T, I> {
-    /// The format.
-    #[must_use]
-    pub fn kind(&self) -> FormatKind {
-        match self {
-            AnyFormatRef::Coo(_) => FormatKind::Coo,
-            AnyFormatRef::Csr(_) => FormatKind::Csr,
-            AnyFormatRef::Ell(_) => FormatKind::Ell,
-            AnyFormatRef::Hyb(_) => FormatKind::Hyb,
-            AnyFormatRef::Jds(_) => FormatKind::Jds,
-            AnyFormatRef::Sell(_) => FormatKind::Sell,
-        }
-    }
-
-    /// `(nrows, ncols, nnz)`.
-    #[must_use]
-    pub fn shape(&self) -> (usize, usize, usize) {
-        match self {
-            AnyFormatRef::Coo(m) => (m.nrows(), m.ncols(), m.nnz()),
-            AnyFormatRef::Csr(m) => (m.nrows(), m.ncols(), m.nnz()),
-            AnyFormatRef::Ell(m) => (m.nrows(), m.ncols(), m.nnz()),
-            AnyFormatRef::Hyb(m) => (m.nrows(), m.ncols(), m.nnz()),
-            AnyFormatRef::Jds(m) => (m.nrows(), m.ncols(), m.nnz()),
-            AnyFormatRef::Sell(m) => (m.nrows(), m.ncols(), m.nnz()),
-        }
-    }
-}
+/// The GPU crate's name for [`sparsetool_formats::MatrixRef`]: a borrowed
+/// matrix in any format, uploaded by every entry point.
+pub use sparsetool_formats::MatrixRef as AnyFormatRef;
 
 /// A device array of 32-bit indices with its logical length (the allocation
 /// has at least one element, since zero-byte allocations are not allowed).

@@ -6,7 +6,6 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use rand::{Rng, SeedableRng};
 use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
-use sparsetool_gpu::AnyFormatRef;
 
 use crate::args::{DeviceArg, SpmvArgs};
 use crate::commands::convert::kind;
@@ -102,13 +101,9 @@ fn run_typed<T: Val, I: Idx>(a: &SpmvArgs, src: &Source) -> anyhow::Result<()> {
 
 fn gpu_spmv<T: Val, I: Idx>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
     let ctx = sparsetool_gpu::GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
-    let r = match m {
-        AnyMatrix::Coo(a) => AnyFormatRef::Coo(a),
-        AnyMatrix::Csr(a) => AnyFormatRef::Csr(a),
-        AnyMatrix::Ell(a) => AnyFormatRef::Ell(a),
-        AnyMatrix::Hyb(a) => AnyFormatRef::Hyb(a),
-        AnyMatrix::Jds(a) => AnyFormatRef::Jds(a),
-        AnyMatrix::Sell(a) => AnyFormatRef::Sell(a),
-    };
-    Ok(sparsetool_gpu::spmv_gpu(&ctx, &r, x)?)
+    Ok(sparsetool_gpu::spmv_gpu(
+        &ctx,
+        &crate::io::matrix_ref(m),
+        x,
+    )?)
 }

@@ -6,24 +6,7 @@ use crate::binary::header::DType;
 use crate::binary::write::{write_sections, HeaderFields, SectionData};
 use crate::binary::{SpbError, SpbFile};
 use crate::pattern::{check_offsets, check_rows};
-use crate::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
-
-/// A borrowed matrix in any format, for writing.
-#[derive(Debug, Clone, Copy)]
-pub enum MatrixRef<'a, T, I> {
-    /// COO.
-    Coo(&'a Coo<T, I>),
-    /// CSR.
-    Csr(&'a Csr<T, I>),
-    /// ELL.
-    Ell(&'a Ell<T, I>),
-    /// HYB.
-    Hyb(&'a Hyb<T, I>),
-    /// JDS.
-    Jds(&'a Jds<T, I>),
-    /// SELL.
-    Sell(&'a Sell<T, I>),
-}
+use crate::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
 
 /// An owned matrix read from a `.spb` file.
 #[derive(Debug, Clone, PartialEq)]

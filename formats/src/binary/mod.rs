@@ -15,11 +15,12 @@ mod matrix;
 mod read;
 mod write;
 
+pub use crate::MatrixRef;
 pub use header::{
     align_up, format_code, section_checksum, DType, Header, Section, ALIGN, CHECKSUM_BLOCK,
     ENDIAN_MARKER, ENTRY_SIZE, HEADER_SIZE, MAGIC, VERSION_MAJOR, VERSION_MINOR,
 };
-pub use matrix::{write_spb, CsrView, MatrixRef, SpbMatrix};
+pub use matrix::{write_spb, CsrView, SpbMatrix};
 pub use read::{SpbFile, SpbOptions};
 pub use write::{write_sections, HeaderFields, SectionData};
 
