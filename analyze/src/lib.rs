@@ -58,6 +58,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod candidates;
 mod error;
 pub mod formats;
 pub mod histogram;
@@ -67,6 +68,7 @@ pub mod report;
 pub mod rows;
 pub mod stats;
 
+pub use candidates::{Candidate, Features, Work};
 pub use error::{is_lenient_recoverable, AnalyzeError};
 pub use formats::{sell_slots, Formats, Sizes};
 pub use histogram::Bin;

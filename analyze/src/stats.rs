@@ -14,11 +14,11 @@
 //!
 //! Every field is 0 for an empty list.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::statistics::{Accumulate, Data, OnlineMoments, OrderStatistics};
 
 /// Summary of a list of lengths.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LengthStats {
     /// Shortest.
     pub min: u64,

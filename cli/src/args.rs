@@ -221,6 +221,11 @@ pub struct BenchArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Time every candidate layout `analyze` weighs (HYB at each rule's
+    /// width, SELL at several C and sigma) instead of one per format; the
+    /// JSON then carries the candidates' work counts (`features`).
+    #[arg(long)]
+    pub sweep: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -228,7 +233,8 @@ pub struct BenchArgs {
 /// `gen` arguments.
 #[derive(Debug, Args)]
 pub struct GenArgs {
-    /// Kind: laplace2d, laplace3d, uniform, powerlaw, banded, dense-row, empty-rows.
+    /// Kind: laplace2d, laplace3d, uniform, powerlaw, banded, dense-row, empty-rows, fem,
+    /// circuit.
     pub kind: String,
     /// Number of rows (Laplacians: rounded to a square/cubic grid).
     #[arg(long, default_value_t = 1000)]
@@ -236,7 +242,8 @@ pub struct GenArgs {
     /// Number of columns (default: square).
     #[arg(long)]
     pub cols: Option<usize>,
-    /// Mean entries per row (uniform, powerlaw, banded, dense-row, empty-rows).
+    /// Mean entries per row (uniform, powerlaw, banded, dense-row, empty-rows, fem,
+    /// circuit).
     #[arg(long, default_value_t = 16)]
     pub nnz_per_row: usize,
     /// Random seed.

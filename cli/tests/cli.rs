@@ -469,6 +469,44 @@ fn cpu_spmv_and_bench_run() {
 }
 
 #[test]
+fn cpu_bench_sweep_times_every_candidate() {
+    let out = ok(&[
+        "bench",
+        "fixtures/matrices/real/jagmesh7.mtx",
+        "--device",
+        "cpu",
+        "--reps",
+        "2",
+        "--sweep",
+        "--json",
+        "--dtype",
+        "f64",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cands = v["features"]["candidates"].as_array().unwrap();
+    assert!(cands.len() >= 8, "{}", cands.len());
+    assert_eq!(v["features"]["value_bytes"], 8);
+    let results = v["results"].as_array().unwrap();
+    // every candidate is timed once on the CPU, under its label
+    let mut timed: Vec<&str> = results
+        .iter()
+        .map(|r| r["config"].as_str().unwrap())
+        .collect();
+    let mut want: Vec<&str> = cands.iter().map(|c| c["label"].as_str().unwrap()).collect();
+    timed.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(timed, want);
+    assert!(results.iter().all(|r| r["ok"] == true), "{out}");
+    // the work counted by analyze is the bytes the bench model counts
+    for r in results {
+        let c = cands.iter().find(|c| c["label"] == r["config"]).unwrap();
+        let w = &c["work"];
+        let model = w["matrix_bytes"].as_u64().unwrap() + w["vector_bytes"].as_u64().unwrap();
+        assert_eq!(r["bytes"].as_u64().unwrap(), model, "{}", r["config"]);
+    }
+}
+
+#[test]
 fn analyze_json_and_plot() {
     let dir = tmp();
     let png = dir.path().join("p.png");

@@ -15,7 +15,7 @@ use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::CudaEvent;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sparsetool_convert::HybWidth;
+use sparsetool_convert::{ConvertParams, HybWidth};
 use sparsetool_formats::{Csr, FormatKind, Index, Scalar, Sell};
 
 use crate::context::GpuContext;
@@ -60,6 +60,21 @@ pub struct BenchOptions {
     pub ell_max_bytes: u64,
     /// Bytes of each buffer of the device-to-device copy measurement.
     pub copy_bytes: usize,
+    /// Layouts to time instead of one per entry of `formats` (a parameter
+    /// sweep); empty: `formats` with the parameters above.
+    pub configs: Vec<BenchConfig>,
+}
+
+/// One layout of a sweep: a format, its conversion parameters, and the
+/// label copied into [`KernelResult::config`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchConfig {
+    /// Format.
+    pub kind: FormatKind,
+    /// ELL width, HYB width, SELL C and σ (the others are ignored).
+    pub params: ConvertParams,
+    /// Label, e.g. `hyb-6`.
+    pub label: String,
 }
 
 impl Default for BenchOptions {
@@ -76,6 +91,7 @@ impl Default for BenchOptions {
             hyb_width: HybWidth::Auto,
             ell_max_bytes: 16 << 30,
             copy_bytes: 1 << 30,
+            configs: Vec::new(),
         }
     }
 }
@@ -118,6 +134,10 @@ pub struct KernelResult {
     pub rel_error: f64,
     /// Error within the tolerance.
     pub ok: bool,
+    /// Label of the layout timed (see [`BenchConfig`]); empty outside a
+    /// sweep.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub config: String,
 }
 
 /// A kernel that was not run, and why.
@@ -286,6 +306,7 @@ fn measure<T: Scalar, R: Runner>(
         bytes: traffic.total(),
         rel_error: rel,
         ok: rel <= chk.tol,
+        config: String::new(),
     })
 }
 
@@ -375,15 +396,46 @@ pub fn bench<T: Scalar, I: Index>(
     let mut seen = BTreeSet::new();
     let new_y = || upload_vals(stream, &vec![nan::<T>(); nrows]);
 
-    for &kind in &opts.formats {
-        if !seen.insert(kind) {
-            continue;
-        }
+    let configs: Vec<BenchConfig> = if opts.configs.is_empty() {
+        opts.formats
+            .iter()
+            .filter(|&&k| seen.insert(k))
+            .map(|&kind| BenchConfig {
+                kind,
+                params: ConvertParams {
+                    hyb_width: opts.hyb_width,
+                    slice: opts.sell_slice,
+                    sigma: opts.sell_sigma,
+                    ..ConvertParams::default()
+                },
+                label: String::new(),
+            })
+            .collect()
+    } else {
+        opts.configs.clone()
+    };
+    // cuSPARSE runs once per format: CSR and COO with the first config of
+    // theirs, sliced ELL (its own unsorted layout) with the SELL config of
+    // the same C and sigma = 1 when the sweep has one, else the first.
+    let cusparse_sell_at = configs
+        .iter()
+        .position(|c| {
+            c.kind == FormatKind::Sell
+                && c.params.slice == opts.cusparse_slice
+                && c.params.sigma == Some(1)
+        })
+        .or_else(|| configs.iter().position(|c| c.kind == FormatKind::Sell));
+    let mut cusparse_done = BTreeSet::new();
+
+    for (ci, cfg) in configs.iter().enumerate() {
+        let kind = cfg.kind;
+        let label = &cfg.label;
         let m = match kind {
             FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a)?),
             FormatKind::Coo => DeviceMatrix::Coo(upload_csr_as_coo(stream, a)?),
             FormatKind::Ell => {
-                let slots = nrows as u64 * max_row_len as u64;
+                let width = cfg.params.ell_width.unwrap_or(max_row_len);
+                let slots = nrows as u64 * width as u64;
                 let bytes = slots * (4 + dtype.size() as u64);
                 if bytes > opts.ell_max_bytes || slots > i32::MAX as u64 {
                     skipped.push(Skipped {
@@ -395,12 +447,12 @@ pub fn bench<T: Scalar, I: Index>(
                     });
                     continue;
                 }
-                let e = sparsetool_convert::csr_to_ell(a, None, true)
+                let e = sparsetool_convert::csr_to_ell(a, cfg.params.ell_width, true)
                     .map_err(|e| convert_err("ell", e))?;
                 DeviceMatrix::Ell(upload_ell(stream, &e)?)
             }
             FormatKind::Hyb => {
-                let h = sparsetool_convert::csr_to_hyb(a, opts.hyb_width)
+                let h = sparsetool_convert::csr_to_hyb(a, cfg.params.hyb_width)
                     .map_err(|e| convert_err("hyb", e))?;
                 DeviceMatrix::Hyb(
                     upload_ell(stream, h.ell())?,
@@ -411,9 +463,10 @@ pub fn bench<T: Scalar, I: Index>(
                 DeviceMatrix::Jds(upload_jds(stream, &sparsetool_convert::csr_to_jds(a))?)
             }
             FormatKind::Sell => {
-                let c = opts.sell_slice;
-                let sigma = opts
-                    .sell_sigma
+                let c = cfg.params.slice;
+                let sigma = cfg
+                    .params
+                    .sigma
                     .unwrap_or_else(|| Sell::<T, I>::default_sigma(c));
                 let s = sparsetool_convert::csr_to_sell(a, c, sigma)
                     .map_err(|e| convert_err("sell", e))?;
@@ -438,18 +491,29 @@ pub fn bench<T: Scalar, I: Index>(
                 x: &xd,
                 y: new_y()?,
             };
-            results.push(measure::<T, _>(
-                ctx, opts, &mut r, &name, kind, false, params, traffic, &chk,
-            )?);
+            let mut res =
+                measure::<T, _>(ctx, opts, &mut r, &name, kind, false, params, traffic, &chk)?;
+            res.config.clone_from(label);
+            results.push(res);
         }
         let Some(handle) = handle.as_ref() else {
             continue;
         };
         let algs: &[CusparseAlg] = match kind {
-            FormatKind::Csr => &[CusparseAlg::CsrAlg1, CusparseAlg::CsrAlg2],
-            FormatKind::Coo => &[CusparseAlg::CooAlg1, CusparseAlg::CooAlg2],
-            FormatKind::Sell => &[CusparseAlg::SellAlg1],
+            FormatKind::Csr if cusparse_done.insert(kind) => {
+                &[CusparseAlg::CsrAlg1, CusparseAlg::CsrAlg2]
+            }
+            FormatKind::Coo if cusparse_done.insert(kind) => {
+                &[CusparseAlg::CooAlg1, CusparseAlg::CooAlg2]
+            }
+            FormatKind::Sell if cusparse_sell_at == Some(ci) => &[CusparseAlg::SellAlg1],
             _ => &[],
+        };
+        // cuSPARSE's sliced ELL is its own layout: C = cusparse_slice, sigma = 1.
+        let cusparse_label = if kind == FormatKind::Sell && !label.is_empty() {
+            format!("sell-{}-1", opts.cusparse_slice)
+        } else {
+            label.clone()
         };
         let sliced;
         let (mat, traffic) = if kind == FormatKind::Sell && !algs.is_empty() {
@@ -489,7 +553,10 @@ pub fn bench<T: Scalar, I: Index>(
                 traffic,
                 &chk,
             ) {
-                Ok(r) => results.push(r),
+                Ok(mut r) => {
+                    r.config.clone_from(&cusparse_label);
+                    results.push(r);
+                }
                 Err(e @ GpuError::Cusparse { .. }) => {
                     skipped.push(Skipped {
                         kernel: alg.name().into(),
@@ -600,6 +667,7 @@ mod tests {
                 bytes: 1,
                 rel_error: 0.0,
                 ok: true,
+                config: String::new(),
             }],
             skipped: vec![],
         };

@@ -178,18 +178,57 @@ pub fn nvrtc_available() -> bool {
     std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() }).unwrap_or(false)
 }
 
-/// Compiles one kernel source to PTX for `arch` (e.g. `compute_90`).
+/// Environment variable naming a directory where compiled PTX is kept
+/// between processes (keyed by a hash of the source, options and
+/// architecture), so that many short `sparsetool bench` runs compile each
+/// kernel once. Unset: no cache.
+pub const PTX_CACHE_ENV: &str = "SPARSETOOL_PTX_CACHE";
+
+fn cache_path(id: KernelId, arch: &str, src: &str) -> Option<std::path::PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let dir = std::env::var_os(PTX_CACHE_ENV)?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    src.hash(&mut h);
+    compile_options(arch).options.hash(&mut h);
+    let stem = id.file().trim_end_matches(".cu");
+    Some(std::path::Path::new(&dir).join(format!("{stem}-{arch}-{:016x}.ptx", h.finish())))
+}
+
+/// Compiles one kernel source to PTX for `arch` (e.g. `compute_90`), or
+/// reads it from the [`PTX_CACHE_ENV`] directory.
 ///
 /// # Errors
 /// [`GpuError::Compile`] with the NVRTC log, or when libnvrtc is missing.
 pub fn compile(id: KernelId, arch: &str) -> Result<Ptx, GpuError> {
+    let src = id.full_source();
+    let cached = cache_path(id, arch, &src);
+    if let Some(text) = cached
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+    {
+        return Ok(Ptx::from_src(text));
+    }
+    let ptx = compile_src(id, src, arch)?;
+    if let Some(p) = cached {
+        // A cache that cannot be written only costs a recompile next time;
+        // write beside and rename so a concurrent reader never sees half a file.
+        let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::create_dir_all(p.parent().unwrap_or(&p)).is_ok()
+            && std::fs::write(&tmp, ptx.to_src()).is_ok()
+        {
+            let _ = std::fs::rename(&tmp, &p);
+        }
+    }
+    Ok(ptx)
+}
+
+fn compile_src(id: KernelId, src: String, arch: &str) -> Result<Ptx, GpuError> {
     if !nvrtc_available() {
         return Err(GpuError::Compile {
             kernel: id.file(),
             log: "libnvrtc could not be loaded".to_string(),
         });
     }
-    let src = id.full_source();
     let opts = compile_options(arch);
     match std::panic::catch_unwind(move || cudarc::nvrtc::compile_ptx_with_opts(src, opts)) {
         Ok(Ok(ptx)) => Ok(ptx),

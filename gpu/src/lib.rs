@@ -52,7 +52,7 @@ pub mod plan;
 pub mod reference;
 mod spmv;
 
-pub use bench::{bench, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
+pub use bench::{bench, BenchConfig, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
 pub use context::{driver_available, GpuContext};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use device_matrix::AnyFormatRef;

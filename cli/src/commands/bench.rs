@@ -6,11 +6,14 @@ use std::time::Instant;
 
 use anyhow::bail;
 use serde_json::{Map, Value};
-use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+use sparsetool_analyze::{Features, RowLengths};
+use sparsetool_convert::{convert, AnyMatrix, ConvertParams, HybWidth};
 use sparsetool_formats::{Csr, FormatKind};
 use sparsetool_gpu::plan::{gflops, Traffic};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
-use sparsetool_gpu::{BenchOptions, BenchReport, GpuContext, KernelResult, MatrixInfo, Skipped};
+use sparsetool_gpu::{
+    BenchConfig, BenchOptions, BenchReport, GpuContext, KernelResult, MatrixInfo, Skipped,
+};
 
 use crate::args::{BenchArgs, DType, DeviceArg};
 use crate::commands::spmv::random_vector;
@@ -52,10 +55,15 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
         DeviceArg::Gpu => Some(GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?),
         DeviceArg::Cpu => None,
     };
-    let report = with_types!(types, a.dtype, bench_typed(a, &src, &formats, ctx.as_ref()))?;
+    let (report, features) =
+        with_types!(types, a.dtype, bench_typed(a, &src, &formats, ctx.as_ref()))?;
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        let mut v = serde_json::to_value(&report)?;
+        if let (Some(f), Value::Object(m)) = (features, &mut v) {
+            m.insert("features".into(), serde_json::to_value(f)?);
+        }
+        serde_json::to_writer_pretty(&mut out, &v)?;
         writeln!(out)?;
     } else {
         write!(out, "{}", render(&report))?;
@@ -63,31 +71,91 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The layouts of a sweep: every candidate of `features` whose format is
+/// in `formats`.
+pub fn sweep_configs(features: &Features, formats: &[FormatKind]) -> Vec<BenchConfig> {
+    features
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let kind: FormatKind = c.format.parse().ok()?;
+            if !formats.contains(&kind) {
+                return None;
+            }
+            let p = |k: &str| c.params.get(k).map(|&v| v as usize);
+            let d = ConvertParams::default();
+            Some(BenchConfig {
+                kind,
+                params: ConvertParams {
+                    ell_width: p("ell_width"),
+                    hyb_width: p("hyb_width").map_or(d.hyb_width, HybWidth::Fixed),
+                    slice: p("slice").unwrap_or(d.slice),
+                    sigma: p("sigma").or(d.sigma),
+                    allow_fill: true,
+                },
+                label: c.label.clone(),
+            })
+        })
+        .collect()
+}
+
+/// One config per format with the default parameters (no sweep).
+fn default_configs(formats: &[FormatKind]) -> Vec<BenchConfig> {
+    formats
+        .iter()
+        .map(|&kind| BenchConfig {
+            kind,
+            params: ConvertParams::default(),
+            label: String::new(),
+        })
+        .collect()
+}
+
 fn bench_typed<T: Val, I: Idx>(
     a: &BenchArgs,
     src: &Source,
     formats: &[FormatKind],
     ctx: Option<&GpuContext>,
-) -> anyhow::Result<BenchReport> {
+) -> anyhow::Result<(BenchReport, Option<Features>)> {
     let m = load::<T, I>(src, &a.read)?;
     let csr = m.to_csr();
-    match ctx {
+    drop(m);
+    let features = if a.sweep {
+        let rl = RowLengths::from_csr(&csr)?;
+        Some(Features::new(&rl, std::mem::size_of::<T>() as u64))
+    } else {
+        None
+    };
+    let configs = match &features {
+        Some(f) => sweep_configs(f, formats),
+        None => Vec::new(),
+    };
+    let report = match ctx {
         Some(ctx) => {
             let opts = BenchOptions {
                 reps: a.reps,
                 formats: formats.to_vec(),
+                configs,
                 ..BenchOptions::default()
             };
-            Ok(sparsetool_gpu::bench(ctx, &csr, &opts)?)
+            sparsetool_gpu::bench(ctx, &csr, &opts)?
         }
-        None => cpu_bench(&csr, formats, a.reps, a.dtype),
-    }
+        None => {
+            let configs = if configs.is_empty() {
+                default_configs(formats)
+            } else {
+                configs
+            };
+            cpu_bench(&csr, &configs, a.reps, a.dtype)?
+        }
+    };
+    Ok((report, features))
 }
 
 /// Times the CPU SpMV of every format (rayon), with the same fields as the GPU bench.
 fn cpu_bench<T: Val, I: Idx>(
     csr: &Csr<T, I>,
-    formats: &[FormatKind],
+    configs: &[BenchConfig],
     reps: usize,
     dtype: DType,
 ) -> anyhow::Result<BenchReport> {
@@ -101,12 +169,17 @@ fn cpu_bench<T: Val, I: Idx>(
     let src = AnyMatrix::Csr(csr.clone());
     let mut results = Vec::new();
     let mut skipped = Vec::new();
-    for &f in formats {
-        let m = match convert(&src, f, &ConvertParams::default()) {
+    for cfg in configs {
+        let f = cfg.kind;
+        let m = match convert(&src, f, &cfg.params) {
             Ok(m) => m,
             Err(e) => {
                 skipped.push(Skipped {
-                    kernel: f.name().to_string(),
+                    kernel: if cfg.label.is_empty() {
+                        f.name().to_string()
+                    } else {
+                        cfg.label.clone()
+                    },
                     reason: e.to_string(),
                 });
                 continue;
@@ -140,6 +213,7 @@ fn cpu_bench<T: Val, I: Idx>(
             bytes: traffic.total(),
             rel_error: err,
             ok: err <= tol,
+            config: cfg.label.clone(),
         });
     }
     Ok(BenchReport {
@@ -237,13 +311,22 @@ pub fn render(r: &BenchReport) -> String {
         .map(|k| k.median_ms)
         .fold(f64::INFINITY, f64::min);
     s.push_str(&format!(
-        "{:<26} {:>6} {:>10} {:>10} {:>9} {:>8} {:>8} {:>10} {:>4}\n",
+        "{:<34} {:>6} {:>10} {:>10} {:>9} {:>8} {:>8} {:>10} {:>4}\n",
         "kernel", "format", "median ms", "min ms", "GB/s", "%copy", "GFLOP/s", "rel err", "ok"
     ));
     for k in &r.results {
         s.push_str(&format!(
-            "{:<26} {:>6} {:>10.4} {:>10.4} {:>9.1} {:>7.0}% {:>8.1} {:>10.2e} {:>4}{}\n",
-            format!("{}{}", k.kernel, if k.baseline { " *" } else { "" }),
+            "{:<34} {:>6} {:>10.4} {:>10.4} {:>9.1} {:>7.0}% {:>8.1} {:>10.2e} {:>4}{}\n",
+            format!(
+                "{}{}{}",
+                k.kernel,
+                if k.config.is_empty() {
+                    String::new()
+                } else {
+                    format!(" @{}", k.config)
+                },
+                if k.baseline { " *" } else { "" }
+            ),
             k.format,
             k.median_ms,
             k.min_ms,

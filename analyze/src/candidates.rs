@@ -1,0 +1,265 @@
+//! The layouts the recommender weighs — and `sparsetool bench --sweep`
+//! times — for one matrix: every format, HYB at the widths of each rule,
+//! SELL at several slice heights and sorting windows.
+//!
+//! Each [`Candidate`] carries the [`Work`] it implies (rows, stored slots,
+//! COO tail, bytes as a GPU kernel reads them), computed from the row
+//! lengths alone, so a time model can be fitted to measured timings and
+//! evaluated without the matrix ([`crate::timing`]).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::formats::{self, Shape, Sizes};
+use crate::recommend::{cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel};
+use crate::rows::{LengthCounts, RowLengths};
+use crate::stats::LengthStats;
+
+/// What one SpMV in a layout touches, from the row lengths alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// Rows of the matrix.
+    pub rows: u64,
+    /// Stored entries of the matrix.
+    pub nnz: u64,
+    /// Slots the main kernel walks: entries plus padding (ELL, SELL, the
+    /// ELL part of HYB), entries otherwise.
+    pub slots: u64,
+    /// Entries in HYB's COO tail (0 for the other formats).
+    pub tail: u64,
+    /// Bytes of the stored arrays, 32-bit indices (the matrix term of the
+    /// minimum-bytes model of `sparsetool bench`).
+    pub matrix_bytes: u64,
+    /// Bytes of `x` read once and `y` written once.
+    pub vector_bytes: u64,
+}
+
+/// One layout: a format with its parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Format name (`csr`, `coo`, `ell`, `hyb`, `jds`, `sell`).
+    pub format: String,
+    /// Stable label, e.g. `hyb-6` or `sell-32-1024` (see [`label`]).
+    pub label: String,
+    /// Parameters: `ell_width`, `hyb_width`, `slice` and `sigma`.
+    pub params: BTreeMap<String, u64>,
+    /// The work this layout implies.
+    pub work: Work,
+}
+
+/// The label of a layout: the format name, then its parameters joined by
+/// `-` (`ell-5`, `hyb-6`, `sell-32-1024`; `csr`, `coo`, `jds`).
+#[must_use]
+pub fn label(format: &str, params: &BTreeMap<String, u64>) -> String {
+    let get = |k: &str| params.get(k).copied().unwrap_or(0);
+    match format {
+        "ell" => format!("ell-{}", get("ell_width")),
+        "hyb" => format!("hyb-{}", get("hyb_width")),
+        "sell" => format!("sell-{}-{}", get("slice"), get("sigma")),
+        other => other.to_string(),
+    }
+}
+
+/// A matrix as the time model sees it: shape, row-length statistics and
+/// every candidate layout. Serialised into `sparsetool bench --sweep --json`
+/// so that calibration needs only the bench results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Features {
+    /// Rows.
+    pub nrows: u64,
+    /// Columns.
+    pub ncols: u64,
+    /// Stored entries.
+    pub nnz: u64,
+    /// Bytes per value (4 or 8).
+    pub value_bytes: u64,
+    /// Row-length statistics.
+    pub row_length: LengthStats,
+    /// The candidate layouts.
+    pub candidates: Vec<Candidate>,
+}
+
+/// Slice heights of the SELL sweep besides 32 (each at σ = 32·C).
+pub const SWEEP_EXTRA_SLICES: [usize; 2] = [64, 128];
+
+/// ELL candidates are left out beyond this many slots (32-bit indices).
+pub const MAX_ELL_SLOTS: u64 = i32::MAX as u64;
+
+impl Features {
+    /// Features of a matrix with these row lengths, for values of
+    /// `value_bytes` bytes (4 or 8) and 32-bit indices.
+    ///
+    /// Candidates: CSR, COO, JDS; ELL at the longest row (left out beyond
+    /// [`MAX_ELL_SLOTS`]); HYB at the widths of the model, CUSP and Ginkgo
+    /// rules and the rounded mean (each at least 1, duplicates dropped);
+    /// SELL with C = 32 at every σ of [`sell_sigmas`] and with C in
+    /// [`SWEEP_EXTRA_SLICES`] at σ = 32·C (capped at a full sort).
+    ///
+    /// ```
+    /// use sparsetool_analyze::{Features, RowLengths};
+    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3], cols: vec![2, 2, 3, 2] };
+    /// let f = Features::new(&rl, 8);
+    /// let labels: Vec<&str> = f.candidates.iter().map(|c| c.label.as_str()).collect();
+    /// assert!(labels.contains(&"csr") && labels.contains(&"ell-3"));
+    /// let ell = f.candidates.iter().find(|c| c.format == "ell").unwrap();
+    /// assert_eq!(ell.work.slots, 12);
+    /// ```
+    #[must_use]
+    pub fn new(rl: &RowLengths, value_bytes: u64) -> Self {
+        let counts = LengthCounts::new(&rl.rows);
+        let s = Sizes {
+            value: value_bytes,
+            index: 4,
+        };
+        let sh = Shape {
+            nrows: rl.nrows as u64,
+            ncols: rl.ncols as u64,
+            nnz: counts.nnz,
+            max_len: counts.max(),
+        };
+        let vector_bytes = (sh.nrows + sh.ncols) * s.value;
+        let base = Work {
+            rows: sh.nrows,
+            nnz: sh.nnz,
+            slots: sh.nnz,
+            tail: 0,
+            matrix_bytes: 0,
+            vector_bytes,
+        };
+        let mut out = Vec::new();
+        let mut push = |format: &str, params: &[(&str, u64)], work: Work| {
+            let params: BTreeMap<String, u64> =
+                params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+            let label = label(format, &params);
+            if out.iter().all(|c: &Candidate| c.label != label) {
+                out.push(Candidate {
+                    format: format.to_string(),
+                    label,
+                    params,
+                    work,
+                });
+            }
+        };
+        let with_bytes = |matrix_bytes: u64| Work {
+            matrix_bytes,
+            ..base
+        };
+        push("csr", &[], with_bytes(formats::csr(sh, s).bytes));
+        push("coo", &[], with_bytes(formats::coo(sh, s).bytes));
+        push("jds", &[], with_bytes(formats::jds(sh, s).bytes));
+        let ell = formats::ell(sh, s);
+        if ell.slots <= MAX_ELL_SLOTS && sh.nnz > 0 {
+            push(
+                "ell",
+                &[("ell_width", ell.ell_width)],
+                Work {
+                    slots: ell.slots,
+                    ..with_bytes(ell.bytes)
+                },
+            );
+        }
+        if sh.nnz > 0 {
+            let model = CostModel::default();
+            let mean = (sh.nnz as f64 / sh.nrows.max(1) as f64).round() as u64;
+            for w in [
+                hyb_width_with(&counts, &model),
+                cusp_hyb_width(&counts),
+                ginkgo_hyb_width(&counts),
+                mean,
+            ] {
+                let w = w.clamp(1, sh.max_len.max(1));
+                let h = formats::hyb(sh, &counts, w, s);
+                if h.ell_slots > MAX_ELL_SLOTS {
+                    continue;
+                }
+                push(
+                    "hyb",
+                    &[("hyb_width", w)],
+                    Work {
+                        slots: h.ell_slots,
+                        tail: h.coo_entries,
+                        ..with_bytes(h.bytes)
+                    },
+                );
+            }
+        }
+        let mut sells: Vec<(usize, usize)> = sell_sigmas(32, rl.nrows)
+            .into_iter()
+            .map(|sigma| (32, sigma))
+            .collect();
+        for c in SWEEP_EXTRA_SLICES {
+            let full = rl.nrows.div_ceil(c).max(1) * c;
+            sells.push((c, (32 * c).min(full)));
+        }
+        for (c, sigma) in sells {
+            let r = formats::sell(sh, &rl.rows, c, sigma, s);
+            push(
+                "sell",
+                &[("slice", c as u64), ("sigma", sigma as u64)],
+                Work {
+                    slots: r.slots,
+                    ..with_bytes(r.bytes)
+                },
+            );
+        }
+        Self {
+            nrows: sh.nrows,
+            ncols: sh.ncols,
+            nnz: sh.nnz,
+            value_bytes,
+            row_length: LengthStats::new(&rl.rows),
+            candidates: out,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rl(rows: Vec<u32>) -> RowLengths {
+        let n = rows.len();
+        RowLengths {
+            nrows: n,
+            ncols: n.max(1),
+            cols: vec![0; n.max(1)],
+            rows,
+        }
+    }
+
+    #[test]
+    fn labels_are_unique_and_stable() {
+        let f = Features::new(&rl((0..5000).map(|i| 1 + (i % 13) as u32).collect()), 4);
+        let mut labels: Vec<&str> = f.candidates.iter().map(|c| c.label.as_str()).collect();
+        let n = labels.len();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), n);
+        for c in &f.candidates {
+            assert_eq!(label(&c.format, &c.params), c.label);
+            assert!(c.work.slots >= c.work.nnz - c.work.tail, "{}", c.label);
+        }
+        for want in ["csr", "coo", "jds", "ell-13", "sell-32-1", "sell-64-2048"] {
+            assert!(labels.contains(&want), "{want} missing from {labels:?}");
+        }
+    }
+
+    #[test]
+    fn empty_and_tiny() {
+        let f = Features::new(&rl(vec![]), 8);
+        assert!(f.candidates.iter().all(|c| c.work.nnz == 0));
+        assert!(!f
+            .candidates
+            .iter()
+            .any(|c| c.format == "ell" || c.format == "hyb"));
+        let f = Features::new(&rl(vec![0, 0, 3]), 8);
+        let hyb: Vec<u64> = f
+            .candidates
+            .iter()
+            .filter(|c| c.format == "hyb")
+            .map(|c| c.params["hyb_width"])
+            .collect();
+        assert!(hyb.iter().all(|&w| (1..=3).contains(&w)), "{hyb:?}");
+    }
+}
