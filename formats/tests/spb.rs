@@ -461,3 +461,60 @@ fn every_single_bit_flip_is_an_error_never_a_panic() {
         }
     }
 }
+
+/// A CSR matrix spanning several checksum blocks, rows crossing block edges.
+fn csr_multi_block() -> Csr<f64, i32> {
+    let (nrows, ncols) = (60_000usize, 5_000usize);
+    let mut ptr = vec![0i32];
+    let mut col = Vec::new();
+    for r in 0..nrows {
+        // 0..=40 entries, a few rows empty, strictly ascending
+        let len = (r * 7919) % 41;
+        let mut row: Vec<i32> = (0..len).map(|k| ((r + k * 113) % ncols) as i32).collect();
+        row.sort_unstable();
+        row.dedup();
+        col.extend(row);
+        ptr.push(col.len() as i32);
+    }
+    let vals = vec![0.5; col.len()];
+    Csr::try_from_parts(nrows, ncols, ptr, col, vals).unwrap()
+}
+
+#[test]
+fn c29_rows_checked_while_hashing_across_blocks() {
+    let m = csr_multi_block();
+    assert!(m.nnz() * 4 > 2 * sparsetool_formats::binary::CHECKSUM_BLOCK);
+    let b = bytes_of(MatrixRef::Csr(&m));
+    // verified: the structure was checked in the hashing pass, the view agrees
+    let f = open(&b).unwrap();
+    assert!(f.csr_structure_checked());
+    let v = f.csr_view::<f64, i32>().unwrap();
+    assert_eq!((v.row_ptr, v.col_idx), (m.row_ptr(), m.col_idx()));
+    let nochk = SpbFile::from_bytes(
+        &b,
+        "t.spb",
+        &SpbOptions {
+            verify_checksums: false,
+        },
+    )
+    .unwrap();
+    assert!(!nochk.csr_structure_checked());
+    // a row in the last block made unsorted, checksums resealed: the
+    // hashing pass notices, the view reports the row precisely
+    let row = m.nrows() - 3;
+    let (s, e) = (m.row_ptr()[row] as usize, m.row_ptr()[row + 1] as usize);
+    assert!(e - s >= 2);
+    let o = section_data_offset(&b, "col_idx");
+    let mut bad = b.clone();
+    bad[o + 4 * s..o + 4 * s + 4].copy_from_slice(&4999i32.to_le_bytes());
+    reseal(&mut bad);
+    let f = open(&bad).unwrap();
+    assert!(!f.csr_structure_checked());
+    let err = f.csr_view::<f64, i32>().unwrap_err().to_string();
+    assert!(err.contains(&format!("row {row}")), "{err}");
+    // the same byte changed without resealing is a checksum error
+    let mut flipped = b.clone();
+    flipped[o + 4 * s] ^= 1;
+    let err = open(&flipped).unwrap_err().to_string();
+    assert!(err.contains("col_idx") && err.contains("checksum"), "{err}");
+}

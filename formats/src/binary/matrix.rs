@@ -242,8 +242,10 @@ impl SpbFile {
             ))
             .named(self.name()));
         }
-        check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
-        check_rows(row_ptr, col_idx, ncols).map_err(named)?;
+        if !self.csr_structure_checked() {
+            check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
+            check_rows(row_ptr, col_idx, ncols).map_err(named)?;
+        }
         Ok(CsrView {
             nrows,
             ncols,

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::binary::header::{
-    section_checksum, DType, Header, Section, ALIGN, ENTRY_SIZE, HEADER_SIZE,
+    section_checksum, DType, Header, Section, ALIGN, CHECKSUM_BLOCK, ENTRY_SIZE, HEADER_SIZE,
 };
 use crate::binary::SpbError;
 use crate::{Index, Scalar};
@@ -50,6 +50,9 @@ pub struct SpbFile {
     storage: Storage,
     header: Header,
     sections: Vec<Section>,
+    /// A CSR file whose `row_ptr` and rows were checked while hashing
+    /// (see [`SpbFile::csr_structure_checked`]).
+    csr_checked: bool,
 }
 
 impl SpbFile {
@@ -187,10 +190,30 @@ impl SpbFile {
                 ));
             }
         }
+        let mut csr_checked = false;
         if opts.verify_checksums {
-            let bad = sections.iter().find(|s| {
-                let data = &b[s.offset as usize..(s.offset + s.byte_len) as usize];
-                section_checksum(data) != s.checksum
+            // A CSR file's rows are checked block by block while each block
+            // of `col_idx` is hashed and still in cache, so the largest
+            // index array is read once for both (see `hash_csr_rows`).
+            let rows_ok = match csr_sections(&header, &sections) {
+                Some((rp, ci)) => {
+                    let rp_bytes = &b[rp.offset as usize..(rp.offset + rp.byte_len) as usize];
+                    let ci_bytes = &b[ci.offset as usize..(ci.offset + ci.byte_len) as usize];
+                    let ncols = usize::try_from(header.ncols).unwrap_or(usize::MAX);
+                    let fused = match header.index_dtype {
+                        DType::I32 => hash_csr_rows::<i32>(rp_bytes, ci_bytes, ncols),
+                        _ => hash_csr_rows::<i64>(rp_bytes, ci_bytes, ncols),
+                    };
+                    fused.map(|(hash, ok)| (ci.name.clone(), hash, ok))
+                }
+                None => None,
+            };
+            let bad = sections.iter().find(|s| match &rows_ok {
+                Some((name, hash, _)) if *name == s.name => *hash != s.checksum,
+                _ => {
+                    let data = &b[s.offset as usize..(s.offset + s.byte_len) as usize];
+                    section_checksum(data) != s.checksum
+                }
             });
             if let Some(s) = bad {
                 return Err(SpbError::at(
@@ -201,13 +224,26 @@ impl SpbFile {
                     ),
                 ));
             }
+            csr_checked = rows_ok.is_some_and(|r| r.2);
         }
         Ok(SpbFile {
             name,
             storage,
             header,
             sections,
+            csr_checked,
         })
+    }
+
+    /// Whether this is a CSR file whose `row_ptr` (start, monotone, end,
+    /// length) and rows (strictly ascending columns below `ncols`) were
+    /// already found valid while its checksums were verified, so that
+    /// [`SpbFile::csr_view`] need not read them again. False without
+    /// checksum verification or when a check failed (the view then
+    /// repeats the check and reports the precise error).
+    #[must_use]
+    pub fn csr_structure_checked(&self) -> bool {
+        self.csr_checked
     }
 
     /// The file name used in messages.
@@ -274,4 +310,60 @@ impl SpbFile {
 fn cast<'a, T: bytemuck::Pod>(b: &'a [u8], name: &str) -> Result<&'a [T], SpbError> {
     bytemuck::try_cast_slice(b)
         .map_err(|e| SpbError::msg(format!("section is not aligned for its type: {e}")).named(name))
+}
+
+/// The `row_ptr` and `col_idx` sections of a CSR file, when the header and
+/// the table agree on their dtypes and lengths (otherwise the typed view
+/// reports the problem later).
+fn csr_sections<'a>(h: &Header, sections: &'a [Section]) -> Option<(&'a Section, &'a Section)> {
+    if h.format != crate::FormatKind::Csr || !matches!(h.index_dtype, DType::I32 | DType::I64) {
+        return None;
+    }
+    let find = |n: &str| sections.iter().find(|s| s.name == n);
+    let (rp, ci) = (find("row_ptr")?, find("col_idx")?);
+    let fits = |v: u64| usize::try_from(v).is_ok_and(|v| v < usize::MAX / 2);
+    let consistent = rp.dtype == h.index_dtype
+        && ci.dtype == h.index_dtype
+        && fits(h.nrows)
+        && fits(h.ncols)
+        && h.nrows.checked_add(1) == Some(rp.count)
+        && ci.count == h.nnz;
+    consistent.then_some((rp, ci))
+}
+
+/// The checksum of the `col_idx` bytes (exactly [`section_checksum`]'s:
+/// xxh3 of each [`CHECKSUM_BLOCK`], then of the digests) and whether every
+/// row is valid, in one parallel pass: the task that hashes a block also
+/// checks its entries (bounds, and ascending inside rows: see
+/// `pattern::entries_valid`) right after hashing, while the block is in
+/// cache. `row_ptr` is checked first (a small array).
+/// `None` if `row_ptr` itself is invalid or the bytes are not aligned.
+fn hash_csr_rows<I: Index + bytemuck::Pod>(
+    row_ptr: &[u8],
+    col_idx: &[u8],
+    ncols: usize,
+) -> Option<(u64, bool)> {
+    use rayon::prelude::*;
+    let ptr: &[I] = bytemuck::try_cast_slice(row_ptr).ok()?;
+    let col: &[I] = bytemuck::try_cast_slice(col_idx).ok()?;
+    let nnz = col.len();
+    crate::pattern::check_offsets("row_ptr", ptr, ptr.len(), nnz).ok()?;
+    let per_block = CHECKSUM_BLOCK / std::mem::size_of::<I>();
+    let (digests, ok): (Vec<[u8; 8]>, Vec<bool>) = col_idx
+        .par_chunks(CHECKSUM_BLOCK)
+        .enumerate()
+        .map(|(b, bytes)| {
+            let digest = xxhash_rust::xxh3::xxh3_64(bytes).to_le_bytes();
+            let (e0, e1) = (
+                b * per_block,
+                b * per_block + bytes.len() / std::mem::size_of::<I>(),
+            );
+            (
+                digest,
+                crate::pattern::entries_valid(ptr, col, ncols, e0, e1),
+            )
+        })
+        .unzip();
+    let flat: Vec<u8> = digests.concat();
+    Some((xxhash_rust::xxh3::xxh3_64(&flat), ok.iter().all(|&o| o)))
 }
