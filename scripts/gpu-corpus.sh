@@ -15,6 +15,7 @@ REPS=${REPS:-20}
 BUDGET=${BUDGET:-540}
 PART=${PART:-1/1}
 START=$(date +%s)
+rm -rf "$WORK/json"   # a warm machine keeps /tmp between calls
 mkdir -p "$WORK/json" "$WORK/mat" "$FINAL"
 chmod +x "$ST" 2>/dev/null || true
 export SPARSETOOL_PTX_CACHE=$WORK/ptx
@@ -26,11 +27,11 @@ bench_one() { # name file
     local name=$1 f=$2 dt
     for dt in f32 f64; do
         if [ "$(left)" -lt 15 ]; then echo "budget: skipped $name $dt" | tee -a "$LOG"; return; fi
-        local t0=$(date +%s.%N)
+        local t0=$(date +%s%N)
         if timeout "$(left)" "$ST" bench "$f" --device gpu --sweep --json --reps "$REPS" --dtype "$dt" \
             > "$WORK/json/$name-$dt.json" 2> "$WORK/json/$name-$dt.err"; then
             rm -f "$WORK/json/$name-$dt.err"
-            printf '%-26s %s ok %.1fs\n' "$name" "$dt" "$(echo "$(date +%s.%N) - $t0" | bc)" | tee -a "$LOG"
+            printf '%-26s %s ok %.1fs\n' "$name" "$dt" "$(( ($(date +%s%N) - t0) / 1000000 ))e-3" | tee -a "$LOG"
         else
             rm -f "$WORK/json/$name-$dt.json"
             echo "$name $dt FAILED: $(tail -c 300 "$WORK/json/$name-$dt.err")" | tee -a "$LOG"

@@ -38,8 +38,14 @@ pub struct BenchOptions {
     /// Timed launches per kernel (at least 1; 20 or more for the median to
     /// mean something).
     pub reps: usize,
-    /// Untimed launches before the checked and timed runs.
+    /// Untimed launches before the checked and timed runs (at least).
     pub warmup: usize,
+    /// Untimed launches continue until this much wall time has passed, so
+    /// that the SM clock has left its idle state before timing: a 5 µs
+    /// kernel repeated 20 times does not raise it, which made the first
+    /// corpus run's small matrices noisy (triton's `do_bench` warms up for
+    /// 25 ms the same way).
+    pub warmup_ms: f64,
     /// Formats to convert to and run (every kernel of each, see
     /// [`GpuKernel::for_format`]).
     pub formats: Vec<FormatKind>,
@@ -82,6 +88,7 @@ impl Default for BenchOptions {
         Self {
             reps: 20,
             warmup: 3,
+            warmup_ms: 25.0,
             formats: FormatKind::ALL.to_vec(),
             include_cusparse: true,
             seed: 0x5eed,
@@ -170,6 +177,8 @@ pub struct BenchReport {
     pub tolerance: f64,
     /// Timed launches per kernel.
     pub reps: usize,
+    /// Wall time of untimed launches before each kernel's timing, ms.
+    pub warmup_ms: f64,
     /// One entry per kernel.
     pub results: Vec<KernelResult>,
     /// Kernels not run.
@@ -281,10 +290,19 @@ fn measure<T: Scalar, R: Runner>(
     traffic: Traffic,
     chk: &Check<'_>,
 ) -> Result<KernelResult, GpuError> {
-    for _ in 0..opts.warmup {
-        r.run(ctx)?;
+    let start = std::time::Instant::now();
+    let batch = opts.warmup.max(8);
+    let mut launched = 0usize;
+    loop {
+        for _ in 0..batch {
+            r.run(ctx)?;
+        }
+        launched += batch;
+        ctx.synchronize()?;
+        if launched >= opts.warmup && start.elapsed().as_secs_f64() * 1e3 >= opts.warmup_ms {
+            break;
+        }
     }
-    ctx.synchronize()?;
     let e1 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
     let times = time_reps(ctx, opts.reps, || r.run(ctx))?;
     let e2 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
@@ -584,6 +602,7 @@ pub fn bench<T: Scalar, I: Index>(
         bytes_model: BYTES_MODEL.to_string(),
         tolerance: tol,
         reps: opts.reps.max(1),
+        warmup_ms: opts.warmup_ms,
         results,
         skipped,
     })
@@ -655,6 +674,7 @@ mod tests {
             bytes_model: BYTES_MODEL.into(),
             tolerance: 1e-4,
             reps: 20,
+            warmup_ms: 25.0,
             results: vec![KernelResult {
                 kernel: "ell".into(),
                 format: "ell".into(),

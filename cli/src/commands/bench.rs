@@ -234,6 +234,7 @@ fn cpu_bench<T: Val, I: Idx>(
             .to_string(),
         tolerance: tol,
         reps,
+        warmup_ms: 0.0,
         results,
         skipped,
     })
