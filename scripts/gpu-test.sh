@@ -8,13 +8,14 @@
 # 3. compute-sanitizer memcheck on the GPU tests (built-in matrices), if present;
 # 4. large matrices generated here (`sparsetool gen`), `sparsetool bench` on
 #    each in f32 and f64, JSON under $OUT;
+# 4b. `sparsetool analyze --measure` on the real matrices and two generated ones;
 # 5. a compact summary table, printed last.
 # Steps run in that order of importance (tests, bench, memcheck) within a time
 # BUDGET (default 560 s, under the device tool's 600 s per command); a step
 # that no longer fits is skipped and says so.
 # Environment knobs: REPS (default 30), SCALE (multiplies matrix sizes, default 1),
 # BUDGET, EXT (container of generated matrices: spb (default) or mtx),
-# SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...".
+# SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...".
 set -uo pipefail
 ST=${1:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
 GT=${2:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
@@ -108,6 +109,37 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
             fi
         done
     done
+fi
+
+if [ "${SKIP_MEASURE:-0}" != 1 ]; then
+    # analyze --measure: the prediction next to the measured top layouts, on the real
+    # matrices and two generated ones (issue 8)
+    echo "== analyze --measure"
+    "$ST" gen fem --rows 270000 --nnz-per-row 30 --seed 2 -o "$WORK/fem-seed2.spb" --force 2>/dev/null
+    "$ST" gen powerlaw --rows 800000 --nnz-per-row 10 --alpha 2.4 --max-row-len 1000 --seed 2 \
+        -o "$WORK/pl24-seed2.spb" --force 2>/dev/null
+    n=0; hit=0
+    for f in fixtures/matrices/real/*.mtx* "$WORK/fem-seed2.spb" "$WORK/pl24-seed2.spb"; do
+        [ "$(left)" -lt 30 ] && { summary+=("analyze --measure: stopped (time budget spent)"); break; }
+        gzip -cdf "$f" 2>/dev/null | head -1 | grep -qi complex && continue
+        b=$(basename "$f"); b=${b%%.*}
+        if timeout "$(cap 60)" "$ST" analyze "$f" --measure --dtype f32 --json > "$OUT/measure-$b.json" \
+            2> "$OUT/measure-$b.err"; then
+            n=$((n + 1))
+            python3 - "$OUT/measure-$b.json" <<'PY' >> "$OUT/measure.txt" && hit=$((hit + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))["measure"]
+s = m["prediction_slowdown"]
+print(f"{sys.argv[1].split('measure-')[1][:-5]:28s} predicted {m['predicted_winner']:16s} measured {m['measured_winner']:16s} {s:.2f}x")
+sys.exit(0 if s <= 1.10 else 1)
+PY
+        else
+            summary+=("analyze --measure $b: FAILED (see measure-$b.err)")
+            status=1
+        fi
+    done
+    [ -s "$OUT/measure.txt" ] && cat "$OUT/measure.txt"
+    summary+=("analyze --measure: recommendation within 10 % of the measured best of its top 3 formats in $hit of $n matrices (f32)")
 fi
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then

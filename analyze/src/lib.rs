@@ -67,6 +67,7 @@ pub mod recommend;
 pub mod report;
 pub mod rows;
 pub mod stats;
+pub mod timing;
 
 pub use candidates::{Candidate, Features, Work};
 pub use error::{is_lenient_recoverable, AnalyzeError};
@@ -74,6 +75,7 @@ pub use formats::{sell_slots, Formats, Sizes};
 pub use histogram::Bin;
 pub use plot::{draw_report, write_plot, PlotError};
 pub use recommend::{recommend_hyb_width, recommend_sell, CostModel, Recommendation};
-pub use report::{render_text, AnalyzeOptions, AnalyzeReport};
+pub use report::{render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout};
 pub use rows::RowLengths;
 pub use stats::LengthStats;
+pub use timing::TimeModel;

@@ -28,41 +28,32 @@
 //! never chosen for uneven rows).
 //!
 //! # Format
-//! [`recommend`] picks one format: nothing for an empty matrix (CSR); ELL
-//! when its padding is at most [`CostModel::ell_max_padding`]; otherwise
-//! the cheapest of SELL, HYB, CSR and JDS under the [`CostModel`] weights
-//! (ELL and unsorted SELL are excluded for uneven rows).
+//! [`recommend`] picks the candidate layout ([`crate::candidates`]) with the
+//! lowest time predicted by the calibrated [`TimeModel`]
+//! ([`crate::timing`]); ELL and unsorted SELL are excluded for uneven rows
+//! ([`rank_layouts`]). CSR for a matrix without entries.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::candidates::{Candidate, Features};
 use crate::formats::{sell_slots, Formats};
 use crate::rows::{LengthCounts, RowLengths};
 use crate::stats::LengthStats;
+use crate::timing::TimeModel;
 
-/// Relative costs of the work units of each format, in "ELL slot"
-/// units (one coalesced index + value load). Not yet calibrated: a later
-/// issue will fit them to GPU timings; until then they follow CUSP's
-/// rule of thumb that a COO entry costs about three ELL slots.
+/// The structural rules: the HYB width rule's relative costs (in "ELL
+/// slot" units, one coalesced index + value load; CUSP's rule of thumb
+/// that a COO entry costs about three ELL slots), what counts as uneven
+/// rows, and the SELL σ tolerance. The format itself is chosen by the
+/// calibrated [`TimeModel`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CostModel {
     /// One ELL slot (padding included).
     pub ell_slot_cost: f64,
     /// One COO entry (row + column + value, atomic or segmented update).
     pub coo_entry_cost: f64,
-    /// One SELL slot (padding included).
-    pub sell_slot_cost: f64,
-    /// One CSR entry (uncoalesced or warp-underused access on GPUs).
-    pub csr_entry_cost: f64,
-    /// One unit of JDS warp work: a warp of 32 sorted rows runs as long as
-    /// its longest row, like a fully sorted SELL-32 slice, plus the
-    /// `jd_ptr` indirection.
-    pub jds_slot_cost: f64,
-    /// Per row of a permuted format (perm read + scattered `y` write).
-    pub perm_row_cost: f64,
-    /// ELL is recommended outright up to this padding ratio.
-    pub ell_max_padding: f64,
     /// Rows are uneven when `cv` exceeds this...
     pub uneven_cv: f64,
     /// ...or the longest row exceeds this many times the mean.
@@ -78,16 +69,6 @@ impl CostModel {
     pub const ELL_SLOT_COST: f64 = 1.0;
     /// Default [`CostModel::coo_entry_cost`] (CUSP's relative speed).
     pub const COO_ENTRY_COST: f64 = 3.0;
-    /// Default [`CostModel::sell_slot_cost`].
-    pub const SELL_SLOT_COST: f64 = 1.0;
-    /// Default [`CostModel::csr_entry_cost`].
-    pub const CSR_ENTRY_COST: f64 = 2.0;
-    /// Default [`CostModel::jds_slot_cost`].
-    pub const JDS_SLOT_COST: f64 = 1.1;
-    /// Default [`CostModel::perm_row_cost`].
-    pub const PERM_ROW_COST: f64 = 1.0;
-    /// Default [`CostModel::ell_max_padding`].
-    pub const ELL_MAX_PADDING: f64 = 0.10;
     /// Default [`CostModel::uneven_cv`].
     pub const UNEVEN_CV: f64 = 0.5;
     /// Default [`CostModel::uneven_max_over_mean`].
@@ -101,11 +82,6 @@ impl Default for CostModel {
         Self {
             ell_slot_cost: Self::ELL_SLOT_COST,
             coo_entry_cost: Self::COO_ENTRY_COST,
-            sell_slot_cost: Self::SELL_SLOT_COST,
-            csr_entry_cost: Self::CSR_ENTRY_COST,
-            jds_slot_cost: Self::JDS_SLOT_COST,
-            perm_row_cost: Self::PERM_ROW_COST,
-            ell_max_padding: Self::ELL_MAX_PADDING,
             uneven_cv: Self::UNEVEN_CV,
             uneven_max_over_mean: Self::UNEVEN_MAX_OVER_MEAN,
             sell_padding_tolerance: Self::SELL_PADDING_TOLERANCE,
@@ -417,24 +393,29 @@ pub fn recommend_sell(rl: &RowLengths) -> (usize, usize) {
     choose_sell(&table, &model, uneven_counts(&model, &counts))
 }
 
-/// The recommended format.
+/// The recommended layout, why, and what the model predicted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recommendation {
-    /// `ell`, `hyb`, `sell`, `csr` or `jds`.
-    pub format: &'static str,
-    /// Its parameters (`ell_width`; `hyb_width`; `slice`, `sigma`).
-    pub params: BTreeMap<&'static str, u64>,
-    /// One sentence citing the numbers used.
+    /// Format name (`csr`, `coo`, `ell`, `hyb`, `jds`, `sell`).
+    pub format: String,
+    /// Its parameters (`ell_width`, `hyb_width`, `slice` and `sigma`).
+    pub params: BTreeMap<String, u64>,
+    /// The layout's label (see [`crate::candidates::label`]).
+    pub layout: String,
+    /// One sentence citing the numbers behind the choice.
     pub reason: String,
-    /// Model cost of each candidate considered (slot units).
-    pub costs: BTreeMap<&'static str, f64>,
+    /// Predicted microseconds of one SpMV per format (its best layout) on
+    /// [`Recommendation::device`].
+    pub predicted_us: BTreeMap<String, f64>,
+    /// The GPU the time model was calibrated on.
+    pub device: String,
 }
 
 fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
 
-/// Short human form of a large number: 950, 12.3k, 4.56M.
+/// A count in k/M/G.
 #[must_use]
 pub fn short(x: f64) -> String {
     if x >= 1e9 {
@@ -448,77 +429,83 @@ pub fn short(x: f64) -> String {
     }
 }
 
-/// Picks one format (see the module docs).
+/// Candidate layouts ranked by predicted time, fastest first (indices into
+/// `f.candidates`, microseconds). Uneven rows (see [`CostModel::is_uneven`])
+/// rule out ELL and unsorted SELL whatever the prediction: both pad every
+/// short row of a slice to its longest.
+#[must_use]
+pub fn rank_layouts(f: &Features, time: &TimeModel, model: &CostModel) -> Vec<(usize, f64)> {
+    let st = &f.row_length;
+    let uneven = model.is_uneven(st.cv, st.mean, st.max);
+    time.rank(f, |c| {
+        !(uneven
+            && (c.format == "ell" || (c.format == "sell" && c.params.get("sigma") == Some(&1))))
+    })
+}
+
+fn layout_words(c: &Candidate) -> String {
+    let p = |k: &str| c.params.get(k).copied().unwrap_or(0);
+    match c.format.as_str() {
+        "ell" => format!("ELL (width {})", p("ell_width")),
+        "hyb" => format!(
+            "HYB (ELL width {}, {} COO entries)",
+            p("hyb_width"),
+            c.work.tail
+        ),
+        "sell" => format!("SELL (C = {}, sigma = {})", p("slice"), p("sigma")),
+        other => other.to_uppercase(),
+    }
+}
+
+fn bytes_words(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} kB", b / 1e3)
+    }
+}
+
+fn us(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0} µs")
+    } else {
+        format!("{x:.1} µs")
+    }
+}
+
+/// The recommendation: the layout with the lowest predicted time
+/// ([`rank_layouts`] under `time`); CSR for a matrix without entries.
 #[must_use]
 pub fn recommend(
     stats: &LengthStats,
-    counts: &LengthCounts,
     f: &Formats,
+    features: &Features,
+    time: &TimeModel,
     model: &CostModel,
 ) -> Recommendation {
-    let mut params = BTreeMap::new();
-    let mut costs = BTreeMap::new();
-    let nnz = counts.nnz;
-    if nnz == 0 {
+    let ranked = rank_layouts(features, time, model);
+    let mut predicted_us = BTreeMap::new();
+    for &(i, t) in &ranked {
+        predicted_us
+            .entry(features.candidates[i].format.clone())
+            .or_insert(t);
+    }
+    let device = time.device.clone();
+    let Some(&(best, t_best)) = ranked.first().filter(|_| features.nnz > 0) else {
         return Recommendation {
-            format: "csr",
-            params,
+            format: "csr".into(),
+            params: BTreeMap::new(),
+            layout: "csr".into(),
             reason: "CSR: the matrix has no entries, so there is nothing to lay out.".into(),
-            costs,
+            predicted_us,
+            device,
         };
-    }
-    let uneven = model.is_uneven(stats.cv, stats.mean, stats.max);
-    if f.ell.padding_ratio <= model.ell_max_padding && !uneven {
-        params.insert("ell_width", f.ell.ell_width);
-        costs.insert("ell", model.ell_slot_cost * f.ell.slots as f64);
-        return Recommendation {
-            format: "ell",
-            params,
-            reason: format!(
-                "ELL: rows are uniform (cv {:.2}, lengths {}..{}), so width {} pads only {} of {} slots.",
-                stats.cv,
-                stats.min,
-                stats.max,
-                f.ell.ell_width,
-                pct(f.ell.padding_ratio),
-                f.ell.slots
-            ),
-            costs,
-        };
-    }
-    let n = counts.nrows as f64;
-    let perm = |sigma: u64| {
-        if sigma > 1 {
-            model.perm_row_cost * n
-        } else {
-            0.0
-        }
     };
-    let sell_cost = model.sell_slot_cost * f.sell.slots as f64 + perm(f.sell.sigma);
-    let hyb_cost = model.hyb_cost(counts, f.hyb.hyb_width);
-    let csr_cost = model.csr_entry_cost * nnz as f64;
-    let jds_work = sell_slots_sorted_warp(counts);
-    let jds_cost = model.jds_slot_cost * jds_work as f64 + model.perm_row_cost * n;
-    if !uneven {
-        costs.insert("ell", model.ell_slot_cost * f.ell.slots as f64);
-    }
-    if !(uneven && f.sell.sigma == 1) {
-        costs.insert("sell", sell_cost);
-    }
-    costs.insert("hyb", hyb_cost);
-    costs.insert("csr", csr_cost);
-    costs.insert("jds", jds_cost);
-    let order = ["ell", "sell", "hyb", "csr", "jds"];
-    let mut best = "csr";
-    let mut best_cost = f64::INFINITY;
-    for name in order {
-        if let Some(&c) = costs.get(name) {
-            if c < best_cost {
-                best = name;
-                best_cost = c;
-            }
-        }
-    }
+    let c = &features.candidates[best];
+    let uneven = model.is_uneven(stats.cv, stats.mean, stats.max);
     let shape = if uneven {
         format!(
             "rows are uneven (cv {:.2}, longest {} vs median {})",
@@ -526,89 +513,36 @@ pub fn recommend(
         )
     } else {
         format!(
-            "rows vary (cv {:.2}, lengths {}..{})",
+            "rows are even (cv {:.2}, lengths {}..{})",
             stats.cv, stats.min, stats.max
         )
     };
-    let ell_note = format!("ELL would pad {}", pct(f.ell.padding_ratio));
-    let others = |skip: &str| -> String {
-        costs
-            .iter()
-            .filter(|(k, _)| **k != skip)
-            .map(|(k, v)| format!("{} {}", k.to_uppercase(), short(*v)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let reason = match best {
-        "sell" => {
-            params.insert("slice", f.sell.slice);
-            params.insert("sigma", f.sell.sigma);
+    let runner = ranked
+        .iter()
+        .find(|&&(i, _)| features.candidates[i].format != c.format)
+        .map(|&(i, t)| {
             format!(
-                "SELL: {shape}; C = {} with sorting window {} pads {} ({ell_note}), model cost {} vs {}.",
-                f.sell.slice,
-                f.sell.sigma,
-                pct(f.sell.padding_ratio),
-                short(sell_cost),
-                others("sell")
+                "; next {} at {}, {:.2}x",
+                layout_words(&features.candidates[i]),
+                us(t),
+                t / t_best.max(1e-9)
             )
-        }
-        "hyb" => {
-            params.insert("hyb_width", f.hyb.hyb_width);
-            format!(
-                "HYB: {shape}; width {} keeps {} of the entries in ELL with {} padding and sends {} to COO ({ell_note}), model cost {} vs {}.",
-                f.hyb.hyb_width,
-                pct(1.0 - f.hyb.coo_entries as f64 / nnz as f64),
-                pct(f.hyb.padding_ratio),
-                f.hyb.coo_entries,
-                short(hyb_cost),
-                others("hyb")
-            )
-        }
-        "ell" => {
-            params.insert("ell_width", f.ell.ell_width);
-            format!(
-                "ELL: {shape}; width {} pads {}, model cost {} vs {}.",
-                f.ell.ell_width,
-                pct(f.ell.padding_ratio),
-                short(best_cost),
-                others("ell")
-            )
-        }
-        "jds" => format!(
-            "JDS: {shape}; {} jagged diagonals without padding ({ell_note}), model cost {} vs {}.",
-            f.jds.diagonals,
-            short(jds_cost),
-            others("jds")
-        ),
-        _ => format!(
-            "CSR: {shape}; no padded layout pays off ({ell_note}), model cost {} vs {}.",
-            short(csr_cost),
-            others("csr")
-        ),
-    };
+        })
+        .unwrap_or_default();
+    let reason = format!(
+        "{}: predicted {} per SpMV on {} ({} moved{runner}); {shape}, ELL would pad {}.",
+        layout_words(c),
+        us(t_best),
+        device,
+        bytes_words(c.work.matrix_bytes + c.work.vector_bytes),
+        pct(f.ell.padding_ratio),
+    );
     Recommendation {
-        format: best,
-        params,
+        format: c.format.clone(),
+        params: c.params.clone(),
+        layout: c.label.clone(),
         reason,
-        costs,
+        predicted_us,
+        device,
     }
-}
-
-/// Warp work of JDS: a warp of 32 consecutive sorted rows runs as long as
-/// its longest row (the slots of a fully sorted SELL-32), from the length
-/// table alone.
-fn sell_slots_sorted_warp(counts: &LengthCounts) -> u64 {
-    // Walk the lengths in descending order; every 32nd row starts a warp.
-    let mut total = 0u64;
-    let mut pos = 0u64;
-    for &(l, c) in counts.pairs.iter().rev() {
-        // Warps starting inside this run: positions p in [pos, pos + c)
-        // with p % 32 == 0.
-        let first = pos.div_ceil(32) * 32;
-        if first < pos + c {
-            total += ((pos + c - first).div_ceil(32)) * 32 * l;
-        }
-        pos += c;
-    }
-    total
 }

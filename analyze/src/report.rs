@@ -5,22 +5,52 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
+use crate::candidates::Features;
 use crate::formats::{self, Formats, Shape, Sizes};
 use crate::histogram::{histogram, Bin};
 use crate::recommend::{
-    choose_sell, hyb_rules, padding_curve, recommend, sell_table, CostModel, CurvePoint, HybRule,
-    Recommendation, SellCandidate,
+    choose_sell, hyb_rules, padding_curve, rank_layouts, recommend, sell_table, CostModel,
+    CurvePoint, HybRule, Recommendation, SellCandidate,
 };
 use crate::rows::{LengthCounts, RowLengths};
 use crate::stats::LengthStats;
+use crate::timing::TimeModel;
 
 /// What a report is built with.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AnalyzeOptions {
-    /// Value and index sizes of the accounting.
+    /// Value and index sizes of the accounting (the time model assumes
+    /// the value size with 32-bit indices, as the GPU kernels use).
     pub sizes: Sizes,
-    /// Weights of the format choice.
+    /// Structural rules (HYB width rule, unevenness, SELL σ tolerance).
     pub model: CostModel,
+    /// The calibrated time model that ranks the layouts.
+    pub time: TimeModel,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        Self {
+            sizes: Sizes::default(),
+            model: CostModel::default(),
+            time: TimeModel::calibrated().clone(),
+        }
+    }
+}
+
+/// A candidate layout with its predicted time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictedLayout {
+    /// Label, e.g. `hyb-6`.
+    pub layout: String,
+    /// Format name.
+    pub format: String,
+    /// Parameters.
+    pub params: BTreeMap<String, u64>,
+    /// Predicted microseconds of one SpMV.
+    pub predicted_us: f64,
 }
 
 /// Everything `analyze` reports. Field names are the `analyze --json`
@@ -57,8 +87,11 @@ pub struct AnalyzeReport {
     pub sell_table: Vec<SellCandidate>,
     /// ELL slots and COO entries as a function of the width.
     pub padding_curve: Vec<CurvePoint>,
-    /// The weights used for the recommendation.
+    /// The structural rules used.
     pub cost_model: CostModel,
+    /// Every candidate layout the time model ranked, fastest first
+    /// (ELL and unsorted SELL are left out for uneven rows).
+    pub layouts: Vec<PredictedLayout>,
     /// The recommended format.
     pub recommendation: Recommendation,
 }
@@ -99,7 +132,21 @@ impl AnalyzeReport {
             sell: formats::sell(shape, &rl.rows, c, sigma, s),
         };
         let marks: Vec<u64> = rules.iter().map(|r| r.width).collect();
-        let recommendation = recommend(&row_length, &counts, &formats, model);
+        let features = Features::new(rl, s.value);
+        let ranked = rank_layouts(&features, &opts.time, model);
+        let layouts = ranked
+            .iter()
+            .map(|&(i, t)| {
+                let c = &features.candidates[i];
+                PredictedLayout {
+                    layout: c.label.clone(),
+                    format: c.format.clone(),
+                    params: c.params.clone(),
+                    predicted_us: t,
+                }
+            })
+            .collect();
+        let recommendation = recommend(&row_length, &formats, &features, &opts.time, model);
         Self {
             nrows: shape.nrows,
             ncols: shape.ncols,
@@ -116,6 +163,7 @@ impl AnalyzeReport {
             hyb_rules: rules,
             sell_table: table,
             cost_model: model.clone(),
+            layouts,
             recommendation,
         }
     }
@@ -338,6 +386,15 @@ pub fn render_text(r: &AnalyzeReport, name: &str) -> String {
         }
     );
     let _ = writeln!(out, "  {}", r.recommendation.reason);
+    let mut per_format: Vec<(&String, &f64)> = r.recommendation.predicted_us.iter().collect();
+    per_format.sort_by(|a, b| a.1.total_cmp(b.1));
+    if !per_format.is_empty() {
+        let cells: Vec<String> = per_format
+            .iter()
+            .map(|(f, t)| format!("{} {t:.1}", f.to_uppercase()))
+            .collect();
+        let _ = writeln!(out, "  predicted µs per SpMV: {}", cells.join(", "));
+    }
     out
 }
 

@@ -14,21 +14,28 @@ fn report(rl: &RowLengths) -> AnalyzeReport {
 }
 
 #[test]
-fn seed_d_is_hyb_with_a_small_width() {
+fn seed_d_is_never_ell_and_hyb_keeps_a_small_width() {
     let a = gen::seed_d::<f64, i32>().unwrap();
     let rl = RowLengths::from_csr(&a).unwrap();
     let r = report(&rl);
-    assert_eq!(
-        r.recommendation.format, "hyb",
-        "{}",
-        r.recommendation.reason
-    );
-    let w = r.recommendation.params["hyb_width"];
-    assert!((1..10).contains(&w), "width {w}");
-    assert_eq!(recommend_hyb_width(&rl) as u64, w);
+    let rec = &r.recommendation;
+    // ELL would store 20x the entries: uneven rows rule it out
+    assert_ne!(rec.format, "ell", "{}", rec.reason);
+    assert!(!r.layouts.iter().any(|l| l.format == "ell"));
     assert_eq!(r.formats.ell.ell_width, 200);
     assert!(r.formats.ell.padding_ratio > 0.9);
-    assert!(r.recommendation.reason.contains("HYB"));
+    // the HYB width rule keeps the ELL part near the typical row
+    let w = recommend_hyb_width(&rl) as u64;
+    assert!((1..10).contains(&w), "width {w}");
+    if rec.format == "hyb" {
+        assert!(rec.params["hyb_width"] < 10, "{}", rec.reason);
+    }
+    assert!(
+        rec.reason.contains(&rec.format.to_uppercase()),
+        "{}",
+        rec.reason
+    );
+    assert!(rec.reason.contains("µs"), "{}", rec.reason);
     let (c, sigma) = recommend_sell(&rl);
     assert!(
         c == 32 && sigma > 1,
@@ -37,19 +44,41 @@ fn seed_d_is_hyb_with_a_small_width() {
 }
 
 #[test]
-fn laplacian_2d_is_ell_width_5() {
-    for n in [16usize, 50, 100] {
+fn laplacian_2d_layouts_use_width_5() {
+    for n in [16usize, 50, 100, 400] {
         let a = gen::laplace2d::<f64, i32>(n).unwrap();
         let rl = RowLengths::from_csr(&a).unwrap();
         let r = report(&rl);
         let rec = &r.recommendation;
-        match rec.format {
+        match rec.format.as_str() {
             "ell" => assert_eq!(rec.params["ell_width"], 5),
+            "hyb" => assert_eq!(rec.params["hyb_width"], 5),
             "sell" => assert_eq!(r.formats.sell.slots / (32 * r.formats.sell.slices), 5),
+            "csr" | "jds" => {}
             f => panic!("n {n}: {f}: {}", rec.reason),
         }
+        // ELL is in the ranking with its exact width
+        assert!(r.layouts.iter().any(|l| l.layout == "ell-5"), "n {n}");
         assert_eq!(r.formats.ell.ell_width, 5);
         assert_eq!(recommend_hyb_width(&rl), 5);
+    }
+}
+
+#[test]
+fn ranking_is_sorted_and_names_the_recommendation() {
+    let a = crate::common::random_csr(3, 5000, 5000);
+    let rl = RowLengths::from_csr(&a).unwrap();
+    let r = report(&rl);
+    assert!(r
+        .layouts
+        .windows(2)
+        .all(|w| w[0].predicted_us <= w[1].predicted_us));
+    assert_eq!(r.layouts[0].layout, r.recommendation.layout);
+    let best = r.recommendation.predicted_us[&r.recommendation.format];
+    assert!((best - r.layouts[0].predicted_us).abs() < 1e-9);
+    // every format present in the ranking has its best prediction listed
+    for l in &r.layouts {
+        assert!(r.recommendation.predicted_us[&l.format] <= l.predicted_us);
     }
 }
 
@@ -62,6 +91,9 @@ fn uneven_rows_are_never_ell_or_unsorted_sell() {
         assert!(r.row_length.cv > 0.5);
         let rec = &r.recommendation;
         assert_ne!(rec.format, "ell", "{}", rec.reason);
+        assert!(!r.layouts.iter().any(|l| l.format == "ell"
+            || l.layout.starts_with("sell-32-1-")
+            || l.layout.ends_with("-1") && l.format == "sell"));
         if rec.format == "sell" {
             assert!(rec.params["sigma"] > 1, "{}", rec.reason);
         }

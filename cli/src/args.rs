@@ -95,6 +95,17 @@ pub struct AnalyzeArgs {
     /// Overwrite the plot file if it exists.
     #[arg(long)]
     pub force: bool,
+    /// On a machine with an NVIDIA GPU: time the best-predicted layout of
+    /// each of the top formats (see --measure-top) and report the measured
+    /// winner and margins next to the prediction. Exit 2 without a GPU.
+    #[arg(long)]
+    pub measure: bool,
+    /// How many formats --measure times (their best-predicted layouts).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub measure_top: usize,
+    /// Timed launches per kernel for --measure (median reported).
+    #[arg(long, default_value_t = 20)]
+    pub reps: usize,
     #[command(flatten)]
     pub read: ReadArgs,
 }

@@ -431,6 +431,9 @@ fn gpu_without_device_exits_2() {
     assert!(!stderr(&o).contains("panicked"));
     let o = st(&["bench", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
     assert_eq!(o.status.code(), Some(2));
+    let o = st(&["analyze", "fixtures/matrices/seed/B.mtx", "--measure"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
 }
 
 #[test]

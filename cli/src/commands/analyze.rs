@@ -69,6 +69,9 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
         check_target(p, a.force)?;
     }
     let src = Source::open(&a.file)?;
+    if a.measure {
+        return measure::run(a, &src);
+    }
     let complex = type_plan(&src, &a.read).map(|t| t.complex).unwrap_or(false);
     let rl = row_lengths(&src, a)?;
     let value_bytes = match (a.dtype, complex) {
@@ -117,4 +120,182 @@ fn plot_atomic(p: &Path, report: &AnalyzeReport, name: &str, force: bool) -> any
     r.map(|_| ())
         .map_err(|e| anyhow::Error::new(e.error))
         .with_context(|| format!("cannot write {}", p.display()))
+}
+
+/// `analyze --measure`: the report, then the top layouts timed on the GPU.
+mod measure {
+    use std::io::Write;
+
+    use anyhow::bail;
+    use serde::Serialize;
+    use sparsetool_analyze::{
+        render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout, RowLengths, Sizes,
+    };
+    use sparsetool_gpu::{BenchOptions, GpuContext};
+
+    use super::display_name;
+    use crate::args::AnalyzeArgs;
+    use crate::commands::bench::config_of;
+    use crate::dispatch::{with_types, Idx, Val};
+    use crate::io::{load, type_plan, Source};
+    use crate::EnvError;
+
+    /// One timed layout next to its prediction.
+    #[derive(Debug, Serialize)]
+    struct Measured {
+        layout: String,
+        format: String,
+        predicted_us: f64,
+        measured_us: f64,
+        kernel: String,
+        /// Measured time over the fastest measured layout's.
+        vs_fastest: f64,
+    }
+
+    #[derive(Debug, Serialize)]
+    struct Outcome {
+        device: String,
+        dtype: String,
+        measured: Vec<Measured>,
+        measured_winner: String,
+        predicted_winner: String,
+        /// Measured time of the predicted winner over the measured winner's.
+        prediction_slowdown: f64,
+    }
+
+    /// The best-predicted layout of each of the first `top` formats.
+    fn picks(report: &AnalyzeReport, top: usize) -> Vec<&PredictedLayout> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for l in &report.layouts {
+            if !seen.contains(&&l.format) {
+                seen.push(&l.format);
+                out.push(l);
+            }
+            if out.len() >= top.max(1) {
+                break;
+            }
+        }
+        out
+    }
+
+    pub(super) fn run(a: &AnalyzeArgs, src: &Source) -> anyhow::Result<()> {
+        if a.reps == 0 {
+            bail!("--reps must be at least 1");
+        }
+        if a.plot.is_some() {
+            bail!("--measure and --plot are separate runs: draw the plot without --measure");
+        }
+        let types = type_plan(src, &a.read)?;
+        if types.complex {
+            bail!("{}: --measure times real matrices only", src.name());
+        }
+        // ask for the GPU before reading a large file
+        let ctx = GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
+        with_types!(types, a.dtype, typed(a, src, &ctx))
+    }
+
+    fn typed<T: Val, I: Idx>(
+        a: &AnalyzeArgs,
+        src: &Source,
+        ctx: &GpuContext,
+    ) -> anyhow::Result<()> {
+        let csr = load::<T, I>(src, &a.read)?.to_csr();
+        let rl = RowLengths::from_csr(&csr)?;
+        let sizes = Sizes::new(std::mem::size_of::<T>(), 4)?;
+        let report = AnalyzeReport::new(
+            &rl,
+            &AnalyzeOptions {
+                sizes,
+                ..AnalyzeOptions::default()
+            },
+        );
+        let picked = picks(&report, a.measure_top);
+        let configs = picked
+            .iter()
+            .filter_map(|l| config_of(&l.format, &l.params, &l.layout))
+            .collect();
+        let opts = BenchOptions {
+            reps: a.reps,
+            configs,
+            ..BenchOptions::default()
+        };
+        let bench = sparsetool_gpu::bench(ctx, &csr, &opts)?;
+        let mut measured: Vec<Measured> = Vec::new();
+        for l in &picked {
+            let best = bench
+                .results
+                .iter()
+                .filter(|k| k.ok && k.config == l.layout)
+                .min_by(|x, y| x.median_ms.total_cmp(&y.median_ms));
+            if let Some(k) = best {
+                measured.push(Measured {
+                    layout: l.layout.clone(),
+                    format: l.format.clone(),
+                    predicted_us: l.predicted_us,
+                    measured_us: k.median_ms * 1e3,
+                    kernel: k.kernel.clone(),
+                    vs_fastest: 0.0,
+                });
+            }
+        }
+        let Some(fastest) = measured
+            .iter()
+            .map(|m| m.measured_us)
+            .min_by(f64::total_cmp)
+        else {
+            bail!("no layout could be timed: {:?}", bench.skipped);
+        };
+        for m in &mut measured {
+            m.vs_fastest = m.measured_us / fastest;
+        }
+        let winner = measured
+            .iter()
+            .min_by(|x, y| x.measured_us.total_cmp(&y.measured_us))
+            .map(|m| m.layout.clone())
+            .unwrap_or_default();
+        let predicted = report.recommendation.layout.clone();
+        let slowdown = measured
+            .iter()
+            .find(|m| m.layout == predicted)
+            .map_or(f64::NAN, |m| m.vs_fastest);
+        let outcome = Outcome {
+            device: bench.device.clone(),
+            dtype: bench.dtype.clone(),
+            measured,
+            measured_winner: winner,
+            predicted_winner: predicted,
+            prediction_slowdown: slowdown,
+        };
+        let mut out = std::io::stdout().lock();
+        if a.json {
+            let mut v = serde_json::to_value(&report)?;
+            if let serde_json::Value::Object(m) = &mut v {
+                m.insert("measure".into(), serde_json::to_value(&outcome)?);
+            }
+            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        } else {
+            write!(out, "{}", render_text(&report, &display_name(&a.file)))?;
+            write!(out, "{}", render_measure(&outcome))?;
+        }
+        Ok(())
+    }
+
+    fn render_measure(o: &Outcome) -> String {
+        let mut s = format!(
+            "\nmeasured on {} ({}, median of the fastest kernel per layout)\n{:<18} {:>12} {:>12} {:>10}  kernel\n",
+            o.device, o.dtype, "layout", "predicted µs", "measured µs", "x fastest"
+        );
+        for m in &o.measured {
+            s.push_str(&format!(
+                "{:<18} {:>12.1} {:>12.1} {:>10.2}  {}\n",
+                m.layout, m.predicted_us, m.measured_us, m.vs_fastest, m.kernel
+            ));
+        }
+        s.push_str(&format!(
+            "measured winner {}; the recommendation {} is {:.2}x its time\n",
+            o.measured_winner, o.predicted_winner, o.prediction_slowdown
+        ));
+        s
+    }
 }

@@ -1,6 +1,7 @@
 //! `sparsetool bench`: time SpMV in every format (GPU: also cuSPARSE) and
 //! print one row per kernel, or the SPEC.md JSON object.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
 
@@ -71,31 +72,34 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The bench config of a layout: its format, its conversion parameters
+/// (`ell_width`, `hyb_width`, `slice`, `sigma`) and its label; `None` for an
+/// unknown format name.
+pub fn config_of(format: &str, params: &BTreeMap<String, u64>, label: &str) -> Option<BenchConfig> {
+    let kind: FormatKind = format.parse().ok()?;
+    let p = |k: &str| params.get(k).map(|&v| v as usize);
+    let d = ConvertParams::default();
+    Some(BenchConfig {
+        kind,
+        params: ConvertParams {
+            ell_width: p("ell_width"),
+            hyb_width: p("hyb_width").map_or(d.hyb_width, HybWidth::Fixed),
+            slice: p("slice").unwrap_or(d.slice),
+            sigma: p("sigma").or(d.sigma),
+            allow_fill: true,
+        },
+        label: label.to_string(),
+    })
+}
+
 /// The layouts of a sweep: every candidate of `features` whose format is
 /// in `formats`.
 pub fn sweep_configs(features: &Features, formats: &[FormatKind]) -> Vec<BenchConfig> {
     features
         .candidates
         .iter()
-        .filter_map(|c| {
-            let kind: FormatKind = c.format.parse().ok()?;
-            if !formats.contains(&kind) {
-                return None;
-            }
-            let p = |k: &str| c.params.get(k).map(|&v| v as usize);
-            let d = ConvertParams::default();
-            Some(BenchConfig {
-                kind,
-                params: ConvertParams {
-                    ell_width: p("ell_width"),
-                    hyb_width: p("hyb_width").map_or(d.hyb_width, HybWidth::Fixed),
-                    slice: p("slice").unwrap_or(d.slice),
-                    sigma: p("sigma").or(d.sigma),
-                    allow_fill: true,
-                },
-                label: c.label.clone(),
-            })
-        })
+        .filter_map(|c| config_of(&c.format, &c.params, &c.label))
+        .filter(|c| formats.contains(&c.kind))
         .collect()
 }
 
