@@ -5,8 +5,12 @@
 // - indices are 32-bit signed (`int`); the padding sentinel is -1;
 // - thread and entry counters are 64-bit (`long long`) so that a grid larger
 //   than 2^31 threads cannot overflow;
-// - read-only arrays are `const T* __restrict__` and loaded with __ldg, so they
-//   go through the read-only (texture) path and never alias `y`;
+// - read-only arrays are `const T* __restrict__`; the gathered `x` (and row
+//   pointers) are loaded with __ldg, the matrix arrays read once (values,
+//   column and row indices) with __ldcs (ldcs below: cache-streaming,
+//   evict-first) and y is stored with __stcs, so the stream of matrix data does
+//   not evict x from L2. Measured on the H100 (BENCHMARKS.md, run 5): uniform
+//   random 16/row f64 0.564 -> 0.488 ms, power-law f32 0.660 -> 0.576 ms;
 // - kernel symbols are `extern "C"` and named spmv_<format>_<f32|f64>[_<variant>].
 
 typedef long long i64;
@@ -25,6 +29,12 @@ __device__ __forceinline__ i64 global_thread_id() {
 template <typename T>
 __device__ __forceinline__ T ld(const T* __restrict__ p) {
     return __ldg(p);
+}
+// Streaming loads for the matrix arrays (read once): evict-first, so that the
+// gathered x stays in L2.
+template <typename T>
+__device__ __forceinline__ T ldcs(const T* __restrict__ p) {
+    return __ldcs(p);
 }
 
 // Sum of `v` over the `LANES` consecutive lanes of a sub-warp (LANES a power of

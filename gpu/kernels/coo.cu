@@ -16,7 +16,7 @@ __device__ void coo_atomic(i64 nnz, const int* __restrict__ rows,
                            const T* __restrict__ x, T* __restrict__ y) {
     const i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 k = global_thread_id(); k < nnz; k += stride) {
-        atomicAdd(&y[ld(rows + k)], ld(vals + k) * ld(x + ld(cols + k)));
+        atomicAdd(&y[ldcs(rows + k)], ldcs(vals + k) * ld(x + ldcs(cols + k)));
     }
 }
 
@@ -34,8 +34,8 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         int row = -1;
         T v = T(0);
         if (k < nnz) {
-            row = ld(rows + k);
-            v = ld(vals + k) * ld(x + ld(cols + k));
+            row = ldcs(rows + k);
+            v = ldcs(vals + k) * ld(x + ldcs(cols + k));
         }
         v = warp_segmented_scan(row, v);
         const int next_row = __shfl_down_sync(0xffffffffu, row, 1);

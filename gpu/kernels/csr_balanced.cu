@@ -68,7 +68,7 @@ __device__ void csr_balanced(int nrows, i64 nnz, int chunk,
                 end_r = ld(row_ptr + r + 1);
             }
             key = r;
-            v = ld(vals + k) * ld(x + ld(col_idx + k));
+            v = ldcs(vals + k) * ld(x + ldcs(col_idx + k));
             row_end = (k + 1 == end_r);
         }
         if (lane == 0 && key == carry_row) v += carry;

@@ -14,9 +14,9 @@ __device__ void csr_scalar(int nrows, const int* __restrict__ row_ptr,
     T sum = T(0);
 #pragma unroll 4
     for (int k = start; k < end; ++k) {
-        sum += ld(vals + k) * ld(x + ld(col_idx + k));
+        sum += ldcs(vals + k) * ld(x + ldcs(col_idx + k));
     }
-    y[row] = sum;
+    __stcs(&y[row], sum);
 }
 
 extern "C" __global__ void SPMV_BOUNDS spmv_csr_scalar_f32(int nrows, const int* row_ptr, const int* col_idx,

@@ -31,17 +31,17 @@ __device__ void csr_vector(int nrows, const int* __restrict__ row_list,
         T sum2 = T(0);
         int k = start + lane;
         for (; k + LANES < end; k += 2 * LANES) {
-            sum += ld(vals + k) * ld(x + ld(col_idx + k));
-            sum2 += ld(vals + k + LANES) * ld(x + ld(col_idx + k + LANES));
+            sum += ldcs(vals + k) * ld(x + ldcs(col_idx + k));
+            sum2 += ldcs(vals + k + LANES) * ld(x + ldcs(col_idx + k + LANES));
         }
         if (k < end) {
-            sum += ld(vals + k) * ld(x + ld(col_idx + k));
+            sum += ldcs(vals + k) * ld(x + ldcs(col_idx + k));
         }
         sum += sum2;
     }
     sum = subwarp_sum<LANES>(sum);
     if (active && lane == 0) {
-        y[row] = sum;
+        __stcs(&y[row], sum);
     }
 }
 

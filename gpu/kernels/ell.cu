@@ -21,12 +21,12 @@ __device__ void ell(int nrows, int width, const int* __restrict__ row_nnz,
     i64 idx = row;
 #pragma unroll 4
     for (int s = 0; s < width; ++s) {
-        const int c = ld(col_idx + idx);
-        const T v = ld(vals + idx);
+        const int c = ldcs(col_idx + idx);
+        const T v = ldcs(vals + idx);
         if (c >= 0) sum += v * ld(x + c);
         idx += nrows;
     }
-    y[row] = sum;
+    __stcs(&y[row], sum);
 }
 
 extern "C" __global__ void SPMV_BOUNDS spmv_ell_f32(int nrows, int width, const int* row_nnz,

@@ -29,7 +29,7 @@ __device__ void jds(int nrows, int ndiag, const int* __restrict__ perm,
 #pragma unroll 4
     for (int d = 0; d < len; ++d) {
         const i64 idx = (i64)ld(jd_ptr + d) + p;
-        sum += ld(vals + idx) * ld(x + ld(col_idx + idx));
+        sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
     }
     y[ld(perm + p)] = sum;
 }

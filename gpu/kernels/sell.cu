@@ -33,13 +33,13 @@ __device__ void sell(int nrows, int C, const int* __restrict__ perm,
     for (int s = 0; s < w; ++s) {
         // Both loads are issued before the branch, so the value load does not
         // wait for the index (padding values are 0 and never used).
-        const int c = ld(col_idx + idx);
-        const T v = ld(vals + idx);
+        const int c = ldcs(col_idx + idx);
+        const T v = ldcs(vals + idx);
         if (c >= 0) sum += v * ld(x + c);
         idx += C;
     }
     const i64 row = perm ? (i64)ld(perm + p) : p;
-    y[row] = sum;
+    __stcs(&y[row], sum);
 }
 
 extern "C" __global__ void SPMV_BOUNDS spmv_sell_f32(int nrows, int C, const int* perm, const int* slice_ptr,

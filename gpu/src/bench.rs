@@ -175,7 +175,8 @@ pub struct BenchReport {
     pub bytes_model: String,
     /// Tolerance on `rel_error` (see `reference::tolerance`).
     pub tolerance: f64,
-    /// Timed launches per kernel.
+    /// Timed launches per kernel (a kernel slower than [`SLOW_KERNEL_MS`]
+    /// per launch: [`SLOW_REPS`]).
     pub reps: usize,
     /// Wall time of untimed launches before each kernel's timing, ms.
     pub warmup_ms: f64,
@@ -278,6 +279,12 @@ struct Check<'a> {
     nnz: usize,
 }
 
+/// Launches slower than this (ms, from the warm-up) are timed only
+/// [`SLOW_REPS`] times.
+pub const SLOW_KERNEL_MS: f64 = 20.0;
+/// Timed launches of a kernel slower than [`SLOW_KERNEL_MS`].
+pub const SLOW_REPS: usize = 5;
+
 #[allow(clippy::too_many_arguments)]
 fn measure<T: Scalar, R: Runner>(
     ctx: &GpuContext,
@@ -303,8 +310,17 @@ fn measure<T: Scalar, R: Runner>(
             break;
         }
     }
+    // A layout hundreds of times slower than the rest (a thread-per-row
+    // kernel on a matrix with a dense row) gets SLOW_REPS timed launches:
+    // its median still ranks it, and a sweep does not spend minutes on it.
+    let per_launch_ms = start.elapsed().as_secs_f64() * 1e3 / launched as f64;
+    let reps = if per_launch_ms > SLOW_KERNEL_MS {
+        opts.reps.min(SLOW_REPS)
+    } else {
+        opts.reps
+    };
     let e1 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
-    let times = time_reps(ctx, opts.reps, || r.run(ctx))?;
+    let times = time_reps(ctx, reps, || r.run(ctx))?;
     let e2 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
     let rel = if e1.is_nan() || e2.is_nan() {
         f64::INFINITY
