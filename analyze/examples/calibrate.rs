@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sparsetool_analyze::recommend::{rank_layouts, CostModel};
-use sparsetool_analyze::timing::{fit, terms, Sample, TimeModel, TERMS};
-use sparsetool_analyze::Features;
+use sparsetool_analyze::timing::{fit, Sample, SweepRun, TimeModel, TERMS};
 
 /// One bench run: a matrix in one dtype.
 struct Case {
@@ -27,18 +26,13 @@ struct Case {
     name: String,
     /// Matrix name without the dtype.
     matrix: String,
-    features: Features,
-    /// Best time (µs) and kernel of each measured layout.
-    best: BTreeMap<String, (f64, String)>,
-    /// Best cuSPARSE CSR time (µs).
-    cusparse_csr: Option<f64>,
-    device: String,
-    driver: String,
+    run: SweepRun,
 }
 
 impl Case {
     fn oracle(&self) -> Option<(&str, f64, &str)> {
-        self.best
+        self.run
+            .best
             .iter()
             .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
             .map(|(l, (t, k))| (l.as_str(), *t, k.as_str()))
@@ -55,71 +49,25 @@ fn load_dir(dir: &Path) -> Result<Vec<Case>, Box<dyn std::error::Error>> {
     for p in paths {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&p)?)
             .map_err(|e| format!("{}: {e}", p.display()))?;
-        let Some(fv) = v.get("features") else {
+        let Some(run) = SweepRun::from_json(&v).map_err(|e| format!("{}: {e}", p.display()))?
+        else {
             continue;
         };
-        let features: Features =
-            serde_json::from_value(fv.clone()).map_err(|e| format!("{}: {e}", p.display()))?;
         let name = p
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let dtype = v["dtype"].as_str().unwrap_or("?").to_string();
         let matrix = name
-            .strip_suffix(&format!("-{dtype}"))
+            .strip_suffix(&format!("-{}", run.dtype))
             .unwrap_or(&name)
             .to_string();
-        let mut best: BTreeMap<String, (f64, String)> = BTreeMap::new();
-        let mut cusparse_csr: Option<f64> = None;
-        for r in v["results"].as_array().into_iter().flatten() {
-            if r["ok"] != Value::Bool(true) {
-                continue;
-            }
-            let (Some(cfg), Some(ms), Some(kernel)) = (
-                r["config"].as_str(),
-                r["median_ms"].as_f64(),
-                r["kernel"].as_str(),
-            ) else {
-                continue;
-            };
-            let t = ms * 1e3;
-            if kernel.starts_with("cusparse-csr") {
-                cusparse_csr = Some(cusparse_csr.map_or(t, |c| c.min(t)));
-            }
-            let e = best
-                .entry(cfg.to_string())
-                .or_insert((f64::INFINITY, String::new()));
-            if t < e.0 {
-                *e = (t, kernel.to_string());
-            }
-        }
-        out.push(Case {
-            name,
-            matrix,
-            features,
-            best,
-            cusparse_csr,
-            device: v["device"].as_str().unwrap_or("?").to_string(),
-            driver: v["driver"].as_str().unwrap_or("?").to_string(),
-        });
+        out.push(Case { name, matrix, run });
     }
     Ok(out)
 }
 
 fn samples(cases: &[&Case]) -> Vec<Sample> {
-    let mut v = Vec::new();
-    for c in cases {
-        for cand in &c.features.candidates {
-            if let Some((t, _)) = c.best.get(&cand.label) {
-                v.push(Sample {
-                    format: cand.format.clone(),
-                    terms: terms(cand, &c.features),
-                    us: *t,
-                });
-            }
-        }
-    }
-    v
+    cases.iter().flat_map(|c| c.run.samples()).collect()
 }
 
 /// The recommendation's measured outcome on one case.
@@ -138,18 +86,18 @@ struct Outcome {
 }
 
 fn outcome(c: &Case, model: &TimeModel) -> Option<Outcome> {
-    let ranked = rank_layouts(&c.features, model, &CostModel::default());
+    let ranked = rank_layouts(&c.run.features, model, &CostModel::default());
     // the best-ranked layout that was measured (ELL beyond 16 GiB is not)
     let (i, pred) = ranked
         .iter()
         .copied()
-        .find(|&(i, _)| c.best.contains_key(&c.features.candidates[i].label))?;
-    let rec = &c.features.candidates[i].label;
-    let (rec_us, rec_kernel) = c.best[rec].clone();
+        .find(|&(i, _)| c.run.best.contains_key(&c.run.features.candidates[i].label))?;
+    let rec = &c.run.features.candidates[i].label;
+    let (rec_us, rec_kernel) = c.run.best[rec].clone();
     let (oracle, oracle_us, oracle_kernel) = c.oracle()?;
     let mut formats: BTreeMap<String, f64> = BTreeMap::new();
-    for cand in &c.features.candidates {
-        if let Some((t, _)) = c.best.get(&cand.label) {
+    for cand in &c.run.features.candidates {
+        if let Some((t, _)) = c.run.best.get(&cand.label) {
             let e = formats.entry(cand.format.clone()).or_insert(f64::INFINITY);
             *e = e.min(*t);
         }
@@ -165,7 +113,7 @@ fn outcome(c: &Case, model: &TimeModel) -> Option<Outcome> {
         oracle_us,
         oracle_kernel: oracle_kernel.to_string(),
         slowdown: rec_us / oracle_us,
-        base: c.cusparse_csr.map(|b| b / oracle_us),
+        base: c.run.cusparse_csr_us.map(|b| b / oracle_us),
         formats,
     })
 }
@@ -260,8 +208,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .any(|p| c.matrix.starts_with(p.as_str()))
     };
     let train: Vec<&Case> = cases.iter().filter(|c| !held(c)).collect();
-    let device = cases.first().map_or("?".to_string(), |c| c.device.clone());
-    let driver = cases.first().map_or("?".to_string(), |c| c.driver.clone());
+    let device = cases
+        .first()
+        .map_or("?".to_string(), |c| c.run.device.clone());
+    let driver = cases
+        .first()
+        .map_or("?".to_string(), |c| c.run.driver.clone());
     let dirs: Vec<String> = args
         .results
         .iter()
@@ -352,7 +304,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             };
             // the first run's oracle layout, timed again in the repeat
-            let same = c2.best.get(o1.0).map(|x| x.0);
+            let same = c2.run.best.get(o1.0).map(|x| x.0);
             let s = o2.1.max(o1.1) / o2.1.min(o1.1);
             spread.push(s);
             if o1.0 != o2.0 {
@@ -377,7 +329,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter_map(|c2| {
                 let c1 = cases.iter().find(|c| c.name == c2.name)?;
                 let o1 = c1.oracle()?;
-                Some(c2.best.get(o1.0)?.0 / c2.oracle()?.1)
+                Some(c2.run.best.get(o1.0)?.0 / c2.oracle()?.1)
             })
             .collect();
         let ceil = summarize(&ceiling);
@@ -435,7 +387,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 r,
                 "| {} | {} | {} | {:.1} | {:.1} ({}) | {} ({}) | {:.1} | {} | {} | {} |",
                 c.name,
-                c.features.nnz,
+                c.run.features.nnz,
                 o.rec,
                 o.rec_pred,
                 o.rec_us,

@@ -13,7 +13,9 @@
 //! | statistics | [`stats`] | min, max, mean, std, cv, median, p90, p99, skewness, empty rows ([`LengthStats`], via `statrs`) |
 //! | histogram | [`histogram`] | bins covering every row once: exact lengths, or log2 bins ([`Bin`]) |
 //! | formats | [`formats`] | storage bytes, padding and SpMV bytes of COO, CSR, ELL, HYB, JDS, SELL ([`Formats`], [`sell_slots`]) |
-//! | recommendation | [`recommend`] | HYB width (cost model, CUSP, Ginkgo), SELL C/σ, one format with a reason ([`CostModel`], [`recommend_hyb_width`], [`recommend_sell`]) |
+//! | candidates | [`candidates`] | every layout worth weighing (HYB at each rule's width, SELL at several C and σ) with the work it implies ([`Features`], [`Work`]) |
+//! | time model | [`timing`] | predicted µs per layout, fitted to GPU timings ([`TimeModel`], shipped calibration in `analyze/calibration/`) |
+//! | recommendation | [`recommend`] | HYB width (cost model, CUSP, Ginkgo), SELL C/σ, the layout with the lowest predicted time and a reason ([`CostModel`], [`recommend_hyb_width`], [`recommend_sell`]) |
 //! | output | [`report`], [`plot`] | [`AnalyzeReport`] (serde JSON), [`render_text`], [`write_plot`] (SVG or PNG) |
 //!
 //! References: N. Bell and M. Garland, *Efficient Sparse Matrix-Vector

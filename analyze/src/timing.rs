@@ -145,6 +145,87 @@ pub struct Sample {
     pub us: f64,
 }
 
+/// One `sparsetool bench --sweep --json` result, as calibration reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRun {
+    /// The matrix's features (the JSON's `features`).
+    pub features: Features,
+    /// Best median time (µs) and kernel of each measured layout (results
+    /// with `ok: true` only).
+    pub best: BTreeMap<String, (f64, String)>,
+    /// Best cuSPARSE CSR time (µs), ALG1 or ALG2.
+    pub cusparse_csr_us: Option<f64>,
+    /// Device name.
+    pub device: String,
+    /// Driver.
+    pub driver: String,
+    /// Value type (`f32`, `f64`).
+    pub dtype: String,
+}
+
+impl SweepRun {
+    /// Reads a bench report; `None` without `features` (not a sweep).
+    ///
+    /// # Errors
+    /// The serde error of a malformed `features` object.
+    pub fn from_json(v: &serde_json::Value) -> Result<Option<Self>, serde_json::Error> {
+        let Some(fv) = v.get("features") else {
+            return Ok(None);
+        };
+        let features: Features = serde_json::from_value(fv.clone())?;
+        let mut best: BTreeMap<String, (f64, String)> = BTreeMap::new();
+        let mut cusparse_csr_us: Option<f64> = None;
+        for r in v["results"].as_array().into_iter().flatten() {
+            if r["ok"] != serde_json::Value::Bool(true) {
+                continue;
+            }
+            let (Some(cfg), Some(ms), Some(kernel)) = (
+                r["config"].as_str(),
+                r["median_ms"].as_f64(),
+                r["kernel"].as_str(),
+            ) else {
+                continue;
+            };
+            let t = ms * 1e3;
+            if kernel.starts_with("cusparse-csr") {
+                cusparse_csr_us = Some(cusparse_csr_us.map_or(t, |c| c.min(t)));
+            }
+            let e = best
+                .entry(cfg.to_string())
+                .or_insert((f64::INFINITY, String::new()));
+            if t < e.0 {
+                *e = (t, kernel.to_string());
+            }
+        }
+        let text = |k: &str| v[k].as_str().unwrap_or("?").to_string();
+        Ok(Some(Self {
+            features,
+            best,
+            cusparse_csr_us,
+            device: text("device"),
+            driver: text("driver"),
+            dtype: text("dtype"),
+        }))
+    }
+
+    /// One [`Sample`] per measured candidate layout.
+    #[must_use]
+    pub fn samples(&self) -> Vec<Sample> {
+        self.features
+            .candidates
+            .iter()
+            .filter_map(|c| {
+                let (t, _) = self.best.get(&c.label)?;
+                Some(Sample {
+                    format: c.format.clone(),
+                    terms: terms(c, &self.features),
+                    us: *t,
+                })
+            })
+            .collect()
+    }
+}
+
 /// Fits each format's constants to the samples: minimises
 /// `sum(((pred - t) / t)^2)` (relative error, so small and large matrices
 /// weigh alike) over non-negative constants, by solving the least-squares

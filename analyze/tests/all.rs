@@ -1,5 +1,6 @@
 //! Integration tests of sparsetool-analyze (one test binary).
 
+mod calibration;
 mod common;
 mod plot;
 mod recommend;

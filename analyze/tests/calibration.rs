@@ -1,0 +1,68 @@
+//! The shipped calibration is what `scripts/calibrate.sh` fits from the
+//! benchmark results kept in the repository (data, not hand-tuned numbers).
+
+use std::path::Path;
+
+use sparsetool_analyze::timing::{fit, SweepRun, TimeModel};
+
+/// `fitted_on` reads "DIR (N of M matrix x dtype runs; held out: names
+/// starting with P1, P2, ...)".
+fn parse_fitted_on(s: &str) -> (String, Vec<String>) {
+    let (dir, rest) = s
+        .split_once(" (")
+        .expect("fitted_on names the results folder");
+    let held = rest
+        .split_once("starting with ")
+        .map(|(_, h)| h.trim_end_matches(')'))
+        .unwrap_or("");
+    let prefixes = held
+        .split(", ")
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    (dir.to_string(), prefixes)
+}
+
+#[test]
+fn shipped_calibration_is_the_fit_of_the_kept_results() {
+    let shipped = TimeModel::calibrated();
+    let (dir, held) = parse_fitted_on(&shipped.fitted_on);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut samples = Vec::new();
+    let mut runs = 0;
+    let mut paths: Vec<_> = std::fs::read_dir(root.join(&dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let Some(run) = SweepRun::from_json(&v).unwrap() else {
+            continue;
+        };
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let matrix = stem
+            .strip_suffix(&format!("-{}", run.dtype))
+            .unwrap_or(&stem)
+            .to_string();
+        if held.iter().any(|h| matrix.starts_with(h.as_str())) {
+            continue;
+        }
+        runs += 1;
+        samples.extend(run.samples());
+    }
+    assert!(runs >= 40, "only {runs} training runs found in {dir}");
+    let refit = fit(&samples, &shipped.device, &shipped.fitted_on);
+    assert_eq!(refit.formats.len(), shipped.formats.len());
+    for (f, k) in &shipped.formats {
+        let r = &refit.formats[f];
+        for (a, b) in k.iter().zip(r) {
+            assert!(
+                (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                "{f}: shipped {k:?} vs refit {r:?}: run scripts/calibrate.sh"
+            );
+        }
+    }
+}
