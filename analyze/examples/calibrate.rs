@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p sparsetool-analyze --example calibrate -- \
 //!     --results bench/results/2026-11-22-h100-corpus2 \
-//!     [--repeat bench/results/2026-11-22-h100-corpus2-repeat] \
+//!     [--repeat DIR2 [--repeat-of DIR1]] \
 //!     --holdout real-,circ-,pl25-,fem- \
 //!     --model analyze/calibration/h100.json --report docs/recommendation.md
 //! ```
@@ -157,6 +157,7 @@ fn summary_rows(out: &mut String, label: &str, os: &[&Outcome]) {
 struct Args {
     results: Vec<PathBuf>,
     repeat: Option<PathBuf>,
+    repeat_of: Option<PathBuf>,
     holdout: Vec<String>,
     model: Option<PathBuf>,
     report: Option<PathBuf>,
@@ -166,6 +167,7 @@ fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         results: Vec::new(),
         repeat: None,
+        repeat_of: None,
         holdout: Vec::new(),
         model: None,
         report: None,
@@ -176,6 +178,7 @@ fn parse_args() -> Result<Args, String> {
         match k.as_str() {
             "--results" => a.results.push(val()?.into()),
             "--repeat" => a.repeat = Some(val()?.into()),
+            "--repeat-of" => a.repeat_of = Some(val()?.into()),
             "--holdout" => {
                 a.holdout = val()?.split(',').map(str::to_string).collect();
             }
@@ -293,6 +296,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     if let Some(rep) = &args.repeat {
         let again = load_dir(rep)?;
+        // the first run of the repeated matrices: the results, or --repeat-of
+        let first_run = match &args.repeat_of {
+            Some(d) => load_dir(d)?,
+            None => Vec::new(),
+        };
+        let cases: &[Case] = if args.repeat_of.is_some() {
+            &first_run
+        } else {
+            &cases
+        };
+        let first_dir = args
+            .repeat_of
+            .as_ref()
+            .map_or(dirs.join(", "), |d| d.display().to_string());
         let mut spread = Vec::new();
         let mut flips = 0usize;
         let mut t = String::new();
@@ -336,7 +353,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = writeln!(r, "## Run-to-run noise\n");
         let _ = writeln!(
             r,
-            "The small matrices (latency-bound, 4–15 µs) were benchmarked a second time in `{}`. \
+            "The small matrices (latency-bound, 4–15 µs) of `{first_dir}` were benchmarked a second time, with \
+             the same binaries, in `{}`. \
              The oracle's time differs between the runs by a geometric mean of {:.3}x (worst {:.2}x); \
              the fastest layout changed in {flips} of {} runs. Run 1's fastest layout, timed again in run 2, \
              is within 10 % of run 2's fastest in {:.1} % of the runs (geometric mean {:.3}x, worst {:.2}x): \
