@@ -265,7 +265,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          c4 tail_serial/1e3 + c5 rows/1e6` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
          run of entries one thread walks, `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched. Fitted by relative least squares with non-negative constants on the training \
-         runs only. The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
+         runs only, on the layouts within 3x of each run's fastest (the competitive region). The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
          longest > 4x mean) exclude ELL and unsorted SELL.\n\
          - **Held out** (never seen by the fit): matrices whose names start with {}. Training: the other {} runs.\n",
         args.holdout

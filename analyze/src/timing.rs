@@ -21,7 +21,9 @@
 //! bandwidth. The six constants of each format are fitted to
 //! `sparsetool bench --sweep --json` results by [`fit`] (a relative
 //! least-squares fit with non-negative constants: every subset of terms is
-//! solved and the best non-negative solution kept), and stored as JSON in
+//! solved and the best non-negative solution kept; layouts more than
+//! [`FIT_MAX_SLOWDOWN`] times slower than a run's fastest are left out), and
+//! stored as JSON in
 //! `analyze/calibration/` (see `docs/recommendation.md`). The time of a
 //! format is that of its fastest kernel, cuSPARSE included, as measured.
 
@@ -145,6 +147,10 @@ pub struct Sample {
     pub us: f64,
 }
 
+/// Layouts slower than this many times a run's fastest are left out of the
+/// fit (see [`SweepRun::samples`]).
+pub const FIT_MAX_SLOWDOWN: f64 = 3.0;
+
 /// One `sparsetool bench --sweep --json` result, as calibration reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepRun {
@@ -208,14 +214,27 @@ impl SweepRun {
         }))
     }
 
-    /// One [`Sample`] per measured candidate layout.
+    /// One [`Sample`] per measured candidate layout within
+    /// [`FIT_MAX_SLOWDOWN`] of this run's fastest layout: the fit describes
+    /// the competitive region, where the choice is made, and is not pulled
+    /// by layouts hundreds of times slower (a thread-per-row kernel on a
+    /// dense row), which the uneven-rows rule and the serial term already
+    /// keep out of reach.
     #[must_use]
     pub fn samples(&self) -> Vec<Sample> {
+        let fastest = self
+            .best
+            .values()
+            .map(|b| b.0)
+            .fold(f64::INFINITY, f64::min);
         self.features
             .candidates
             .iter()
             .filter_map(|c| {
                 let (t, _) = self.best.get(&c.label)?;
+                if *t > FIT_MAX_SLOWDOWN * fastest {
+                    return None;
+                }
                 Some(Sample {
                     format: c.format.clone(),
                     terms: terms(c, &self.features),
