@@ -175,8 +175,8 @@ pub struct BenchReport {
     pub bytes_model: String,
     /// Tolerance on `rel_error` (see `reference::tolerance`).
     pub tolerance: f64,
-    /// Timed launches per kernel (a kernel slower than [`SLOW_KERNEL_MS`]
-    /// per launch: [`SLOW_REPS`]).
+    /// Timed launches per kernel (a kernel slower than `SLOW_KERNEL_MS`
+    /// (20 ms) per launch: `SLOW_REPS`, 5).
     pub reps: usize,
     /// Wall time of untimed launches before each kernel's timing, ms.
     pub warmup_ms: f64,
