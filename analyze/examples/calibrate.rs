@@ -16,9 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 use sparsetool_analyze::recommend::{rank_layouts, CostModel};
-use sparsetool_analyze::timing::{fit, Sample, SweepRun, TimeModel, TERMS};
+use sparsetool_analyze::timing::{fit, load_sweep_dir, Sample, SweepRun, TimeModel, TERMS};
 
 /// One bench run: a matrix in one dtype.
 struct Case {
@@ -40,30 +39,14 @@ impl Case {
 }
 
 fn load_dir(dir: &Path) -> Result<Vec<Case>, Box<dyn std::error::Error>> {
-    let mut out = Vec::new();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    for p in paths {
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&p)?)
-            .map_err(|e| format!("{}: {e}", p.display()))?;
-        let Some(run) = SweepRun::from_json(&v).map_err(|e| format!("{}: {e}", p.display()))?
-        else {
-            continue;
-        };
-        let name = p
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let matrix = name
-            .strip_suffix(&format!("-{}", run.dtype))
-            .unwrap_or(&name)
-            .to_string();
-        out.push(Case { name, matrix, run });
-    }
-    Ok(out)
+    Ok(load_sweep_dir(dir)?
+        .into_iter()
+        .map(|(matrix, run)| Case {
+            name: format!("{matrix}-{}", run.dtype),
+            matrix,
+            run,
+        })
+        .collect())
 }
 
 fn samples(cases: &[&Case]) -> Vec<Sample> {

@@ -11,8 +11,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::{self, Shape, Sizes};
-use crate::recommend::{cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel};
+use crate::formats::{self, sell_slots, Shape, Sizes};
+use crate::recommend::{
+    cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel, SellCandidate,
+};
 use crate::rows::{LengthCounts, RowLengths};
 use crate::stats::LengthStats;
 
@@ -108,6 +110,20 @@ impl Features {
     #[must_use]
     pub fn new(rl: &RowLengths, value_bytes: u64) -> Self {
         let counts = LengthCounts::new(&rl.rows);
+        Self::from_parts(rl, value_bytes, &counts, LengthStats::new(&rl.rows), &[])
+    }
+
+    /// [`Features::new`] from what an analysis already computed: the
+    /// length table, the statistics and SELL slot counts (any entry of
+    /// `sell` whose C and σ match a candidate is used instead of counting
+    /// the slots again).
+    pub(crate) fn from_parts(
+        rl: &RowLengths,
+        value_bytes: u64,
+        counts: &LengthCounts,
+        row_length: LengthStats,
+        sell: &[SellCandidate],
+    ) -> Self {
         let s = Sizes {
             value: value_bytes,
             index: 4,
@@ -163,13 +179,13 @@ impl Features {
             let model = CostModel::default();
             let mean = (sh.nnz as f64 / sh.nrows.max(1) as f64).round() as u64;
             for w in [
-                hyb_width_with(&counts, &model),
-                cusp_hyb_width(&counts),
-                ginkgo_hyb_width(&counts),
+                hyb_width_with(counts, &model),
+                cusp_hyb_width(counts),
+                ginkgo_hyb_width(counts),
                 mean,
             ] {
                 let w = w.clamp(1, sh.max_len.max(1));
-                let h = formats::hyb(sh, &counts, w, s);
+                let h = formats::hyb(sh, counts, w, s);
                 if h.ell_slots > MAX_ELL_SLOTS {
                     continue;
                 }
@@ -193,7 +209,12 @@ impl Features {
             sells.push((c, (32 * c).min(full)));
         }
         for (c, sigma) in sells {
-            let r = formats::sell(sh, &rl.rows, c, sigma, s);
+            let known = sell
+                .iter()
+                .find(|k| k.slice == c as u64 && k.sigma == sigma as u64)
+                .map(|k| k.slots);
+            let slots = known.unwrap_or_else(|| sell_slots(&rl.rows, c, sigma));
+            let r = formats::sell_report(sh, c, sigma, slots, s);
             push(
                 "sell",
                 &[("slice", c as u64), ("sigma", sigma as u64)],
@@ -208,7 +229,7 @@ impl Features {
             ncols: sh.ncols,
             nnz: sh.nnz,
             value_bytes,
-            row_length: LengthStats::new(&rl.rows),
+            row_length,
             candidates: out,
         }
     }

@@ -305,8 +305,12 @@ pub(crate) fn jds(sh: Shape, s: Sizes) -> JdsReport {
 }
 
 pub(crate) fn sell(sh: Shape, rows: &[u32], c: usize, sigma: usize, s: Sizes) -> SellReport {
-    let slots = sell_slots(rows, c, sigma);
-    let slices = rows.len().div_ceil(c.max(1)) as u64;
+    sell_report(sh, c, sigma, sell_slots(rows, c, sigma), s)
+}
+
+/// [`sell`] with the slot count already known.
+pub(crate) fn sell_report(sh: Shape, c: usize, sigma: usize, slots: u64, s: Sizes) -> SellReport {
+    let slices = (sh.nrows as usize).div_ceil(c.max(1)) as u64;
     let bytes = sh.nrows * s.index + (2 * slices + 1) * s.index + slots * (s.index + s.value);
     SellReport {
         bytes,

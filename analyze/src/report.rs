@@ -132,7 +132,7 @@ impl AnalyzeReport {
             sell: formats::sell(shape, &rl.rows, c, sigma, s),
         };
         let marks: Vec<u64> = rules.iter().map(|r| r.width).collect();
-        let features = Features::new(rl, s.value);
+        let features = Features::from_parts(rl, s.value, &counts, row_length.clone(), &table);
         let ranked = rank_layouts(&features, &opts.time, model);
         let layouts = ranked
             .iter()

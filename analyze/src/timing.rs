@@ -245,6 +245,41 @@ impl SweepRun {
     }
 }
 
+/// Every sweep result (`*.json` with `features`) in `dir`, sorted by file
+/// name: `(matrix, run)`, the matrix name being the file stem without its
+/// `-<dtype>` suffix (`l2d-1m-f32.json` → `l2d-1m`).
+///
+/// # Errors
+/// A message naming the file that cannot be read or parsed.
+pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        let Some(run) = SweepRun::from_json(&v).map_err(|e| format!("{}: {e}", p.display()))?
+        else {
+            continue;
+        };
+        let stem = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let matrix = stem
+            .strip_suffix(&format!("-{}", run.dtype))
+            .unwrap_or(&stem)
+            .to_string();
+        out.push((matrix, run));
+    }
+    Ok(out)
+}
+
 /// Fits each format's constants to the samples: minimises
 /// `sum(((pred - t) / t)^2)` (relative error, so small and large matrices
 /// weigh alike) over non-negative constants, by solving the least-squares

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use sparsetool_analyze::timing::{fit, SweepRun, TimeModel};
+use sparsetool_analyze::timing::{fit, load_sweep_dir, TimeModel};
 
 /// `fitted_on` reads "DIR (N of M matrix x dtype runs; held out: names
 /// starting with P1, P2, ...)".
@@ -30,23 +30,7 @@ fn shipped_calibration_is_the_fit_of_the_kept_results() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut samples = Vec::new();
     let mut runs = 0;
-    let mut paths: Vec<_> = std::fs::read_dir(root.join(&dir))
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    for p in paths {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        let Some(run) = SweepRun::from_json(&v).unwrap() else {
-            continue;
-        };
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let matrix = stem
-            .strip_suffix(&format!("-{}", run.dtype))
-            .unwrap_or(&stem)
-            .to_string();
+    for (matrix, run) in load_sweep_dir(&root.join(&dir)).unwrap_or_else(|e| panic!("{e}")) {
         if held.iter().any(|h| matrix.starts_with(h.as_str())) {
             continue;
         }

@@ -48,6 +48,8 @@ mod coo_csr;
 mod error;
 mod imp;
 mod impls;
+#[macro_use]
+mod macros;
 pub mod par;
 mod params;
 mod rows;
