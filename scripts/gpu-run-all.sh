@@ -4,6 +4,8 @@
 # (SPARSETOOL_KERNEL_DIR), everything packed into $OUT/results.tgz (the device
 # tool returns at most 8 files) and a compact comparison printed last.
 #   bash scripts/gpu-run-all.sh   (binaries in .device/bin, see scripts/gpu-build.sh)
+#   VMATRICES="uniform powerlaw laplace3d"  matrices the variants run on
+#   VFORMATS=csr,ell,hyb,jds,sell           formats the variants run
 set -uo pipefail
 FINAL=${OUT:-/tmp/out}
 export OUT=/tmp/gpu-results
@@ -15,14 +17,16 @@ sed -n '/================ summary/,$p' "$OUT/run.log" | grep -v '^  ' | head -40
 for v in .device/variants/*/; do
     [ -d "$v" ] || continue
     name=$(basename "$v")
-    for f in /tmp/sparsetool-gpu/uniform-*.spb /tmp/sparsetool-gpu/powerlaw-*.spb /tmp/sparsetool-gpu/laplace3d-*.spb; do
+    for m in ${VMATRICES:-uniform powerlaw laplace3d}; do
+      for f in /tmp/sparsetool-gpu/$m-*.spb; do
         [ -s "$f" ] || continue
         for dt in f32 f64; do
             b=$(basename "$f" .spb)
             SPARSETOOL_KERNEL_DIR="$v" timeout 120 .device/bin/sparsetool bench "$f" --dtype "$dt" \
-                --reps 30 --formats csr,ell,hyb,jds,sell --json > "$OUT/variant-$name-$b-$dt.json" \
+                --reps 30 --formats "${VFORMATS:-csr,ell,hyb,jds,sell}" --json > "$OUT/variant-$name-$b-$dt.json" \
                 2> "$OUT/variant-$name-$b-$dt.err" || echo "variant $name $b $dt failed"
         done
+      done
     done
 done
 python3 - "$OUT" <<'PY'

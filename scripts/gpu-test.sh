@@ -194,15 +194,20 @@ for path in sorted(glob.glob(os.path.join(out, "bench-*.json"))):
     fmt = lambda n: f"{by[n]:7.3f}" if n in by else "      -"
     if best:
         bad = sum(1 for k in res if not k.get("ok"))
+        floor = r.get("gather_floor_ms") or float("nan")
+        # %copy the best layout would reach if it ran in the x-gather floor's time
+        ceil = 100 * best["bytes"] / (floor * 1e-3) / 1e9 / copy if copy and floor == floor else float("nan")
         rows.append((name, best["kernel"], best["median_ms"], 100 * best["gbps"] / copy if copy else 0,
                      bbest["kernel"] if bbest else "-", bbest["median_ms"] if bbest else float("nan"),
                      bbest["median_ms"] / best["median_ms"] if bbest else float("nan"),
-                     fmt("ell"), fmt("jds"), fmt("sell"), bad))
+                     fmt("ell"), fmt("jds"), fmt("sell"), bad, floor, ceil))
 if rows:
     print(f"\n{'matrix':16s} {'best ours':14s} {'ms':>7s} {'%copy':>5s} {'best cuSPARSE':17s} {'ms':>7s} {'x':>5s} "
-          f"{'ell':>7s} {'jds':>7s} {'sell':>7s} bad")
-    for n, k, t, p, bk, bt, s, e, j, se, bad in rows:
-        print(f"{n:16s} {k:14s} {t:7.3f} {p:4.0f}% {bk:17s} {bt:7.3f} {s:5.2f} {e} {j} {se} {bad}")
+          f"{'ell':>7s} {'jds':>7s} {'sell':>7s} bad {'floor':>6s} {'ceil':>5s}")
+    for n, k, t, p, bk, bt, s, e, j, se, bad, fl, ce in rows:
+        print(f"{n:16s} {k:14s} {t:7.3f} {p:4.0f}% {bk:17s} {bt:7.3f} {s:5.2f} {e} {j} {se} {bad:3d} {fl:6.3f} {ce:4.0f}%")
+    print("floor: x-gather floor, ms (column indices + x gathered, nothing else); ceil: the %copy of the best "
+          "layout's bytes at the floor's time")
 PY
 echo "logs and JSON: $OUT"
 exit $status

@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::CudaEvent;
+use cudarc::driver::{CudaEvent, PushKernelArg};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sparsetool_convert::{ConvertParams, HybWidth};
@@ -21,10 +21,10 @@ use sparsetool_formats::{Csr, FormatKind, Index, Scalar, Sell};
 use crate::context::GpuContext;
 use crate::cusparse::{self, CusparseAlg, Handle};
 use crate::device_matrix::{
-    upload_csr, upload_csr_as_coo, upload_ell, upload_jds, upload_sell, upload_sliced_ell,
-    upload_vals, DevVals, DeviceMatrix,
+    upload_csr, upload_csr_as_coo, upload_ell, upload_idx, upload_jds, upload_sell,
+    upload_sliced_ell, upload_vals, DevVals, DeviceMatrix,
 };
-use crate::kernels::DType;
+use crate::kernels::{kernel_name, DType, KernelId};
 use crate::launch::{self, GpuKernel};
 use crate::layout::{narrow_indices, sliced_ell_from_csr};
 use crate::plan::{self, Traffic, BYTES_MODEL};
@@ -145,6 +145,9 @@ pub struct KernelResult {
     /// sweep.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub config: String,
+    /// Launches per timed interval (see [`MIN_INTERVAL_MS`]): the median
+    /// is of `reps` intervals, each divided by this.
+    pub batch: usize,
 }
 
 /// A kernel that was not run, and why.
@@ -169,6 +172,11 @@ pub struct BenchReport {
     pub dtype: String,
     /// Device-to-device copy bandwidth, bytes read + written, GB/s.
     pub copy_gbps: f64,
+    /// Median time (ms) of a kernel that only reads the column indices (in
+    /// CSR order) and gathers `x` at them: a floor for every format's time
+    /// set by the column pattern alone (`util.cu`). `None` on the CPU and
+    /// for an empty matrix.
+    pub gather_floor_ms: Option<f64>,
     /// The matrix.
     pub matrix: MatrixInfo,
     /// What `gbps` counts.
@@ -233,25 +241,109 @@ pub(crate) fn random_x<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
         .collect()
 }
 
-/// Times `reps` back-to-back runs, one event between consecutive runs.
+/// Each timed interval covers at least this much GPU time: a kernel faster
+/// than this is launched several times back to back per interval (its
+/// [`KernelResult::batch`]) and the interval divided by the count, so that the
+/// ~1 µs resolution and cost of an event pair do not blur a 5 µs kernel.
+pub const MIN_INTERVAL_MS: f64 = 0.1;
+/// The most launches queued behind one delay kernel.
+const MAX_QUEUED: usize = 2000;
+
+/// What the warm-up learnt about a runner.
+#[derive(Debug, Clone, Copy)]
+struct WarmUp {
+    /// Host time to enqueue one launch, ms.
+    host_ms: f64,
+    /// Wall time per launch including the synchronisations, ms (an upper
+    /// bound of the GPU time).
+    wall_ms: f64,
+}
+
+/// Untimed launches in groups of at least 8 until `opts.warmup` launches and
+/// `opts.warmup_ms` of wall time are reached.
+fn warm_up(
+    ctx: &GpuContext,
+    opts: &BenchOptions,
+    mut run: impl FnMut() -> Result<(), GpuError>,
+) -> Result<WarmUp, GpuError> {
+    let start = std::time::Instant::now();
+    let group = opts.warmup.max(8);
+    let mut launched = 0usize;
+    let mut host = 0.0f64;
+    loop {
+        let t = std::time::Instant::now();
+        for _ in 0..group {
+            run()?;
+        }
+        host += t.elapsed().as_secs_f64() * 1e3;
+        launched += group;
+        ctx.synchronize()?;
+        if launched >= opts.warmup && start.elapsed().as_secs_f64() * 1e3 >= opts.warmup_ms {
+            break;
+        }
+    }
+    Ok(WarmUp {
+        host_ms: host / launched as f64,
+        wall_ms: start.elapsed().as_secs_f64() * 1e3 / launched as f64,
+    })
+}
+
+/// Launches per timed interval for a kernel taking about `per_launch_ms`:
+/// enough for [`MIN_INTERVAL_MS`], at most [`MAX_QUEUED`] / `reps`.
+fn batch_for(per_launch_ms: f64, reps: usize) -> usize {
+    let cap = (MAX_QUEUED / reps.max(1)).max(1);
+    if per_launch_ms <= 0.0 || !per_launch_ms.is_finite() {
+        return cap;
+    }
+    ((MIN_INTERVAL_MS / per_launch_ms).ceil() as usize).clamp(1, cap)
+}
+
+/// Enqueues the delay kernel: the GPU waits `ms` before the next command.
+fn enqueue_delay(ctx: &GpuContext, ms: f64) -> Result<(), GpuError> {
+    let f = ctx.function(KernelId::Util, "bench_delay_f32")?;
+    let ns = (ms * 1e6) as u64;
+    let mut b = ctx.stream().launch_builder(&f);
+    b.arg(&ns);
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: bench_delay_f32 takes one unsigned long long.
+    unsafe { b.launch(cfg) }?;
+    Ok(())
+}
+
+/// Times `reps` intervals of `batch` back-to-back runs each, one event between
+/// consecutive intervals, and returns the time per run of each interval (ms).
+/// The whole sequence is queued behind a delay kernel long enough (from the
+/// measured host cost of a launch, `host_ms`) for the host to enqueue it all,
+/// so no interval contains a host gap.
 fn time_reps(
     ctx: &GpuContext,
     reps: usize,
+    batch: usize,
+    host_ms: f64,
     mut run: impl FnMut() -> Result<(), GpuError>,
 ) -> Result<Vec<f64>, GpuError> {
     let reps = reps.max(1);
+    let batch = batch.max(1);
     let events: Vec<CudaEvent> = (0..=reps)
         .map(|_| ctx.cuda().new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)))
         .collect::<Result<_, _>>()?;
+    let queue_ms = (reps * batch) as f64 * host_ms.max(0.002) * 1.5 + 0.05 * reps as f64;
+    enqueue_delay(ctx, queue_ms.clamp(0.05, 50.0))?;
     events[0].record(ctx.stream())?;
     for e in &events[1..] {
-        run()?;
+        for _ in 0..batch {
+            run()?;
+        }
         e.record(ctx.stream())?;
     }
     ctx.synchronize()?;
     events
         .windows(2)
-        .map(|w| Ok(f64::from(w[0].elapsed_ms(&w[1])?)))
+        .map(|w| Ok(f64::from(w[0].elapsed_ms(&w[1])?) / batch as f64))
         .collect()
 }
 
@@ -297,30 +389,18 @@ fn measure<T: Scalar, R: Runner>(
     traffic: Traffic,
     chk: &Check<'_>,
 ) -> Result<KernelResult, GpuError> {
-    let start = std::time::Instant::now();
-    let batch = opts.warmup.max(8);
-    let mut launched = 0usize;
-    loop {
-        for _ in 0..batch {
-            r.run(ctx)?;
-        }
-        launched += batch;
-        ctx.synchronize()?;
-        if launched >= opts.warmup && start.elapsed().as_secs_f64() * 1e3 >= opts.warmup_ms {
-            break;
-        }
-    }
+    let w = warm_up(ctx, opts, || r.run(ctx))?;
     // A layout hundreds of times slower than the rest (a thread-per-row
     // kernel on a matrix with a dense row) gets SLOW_REPS timed launches:
     // its median still ranks it, and a sweep does not spend minutes on it.
-    let per_launch_ms = start.elapsed().as_secs_f64() * 1e3 / launched as f64;
-    let reps = if per_launch_ms > SLOW_KERNEL_MS {
+    let reps = if w.wall_ms > SLOW_KERNEL_MS {
         opts.reps.min(SLOW_REPS)
     } else {
         opts.reps
     };
+    let batch = batch_for(w.wall_ms, reps);
     let e1 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
-    let times = time_reps(ctx, reps, || r.run(ctx))?;
+    let times = time_reps(ctx, reps, batch, w.host_ms, || r.run(ctx))?;
     let e2 = checked_run::<T, R>(ctx, r, chk.y_ref)?;
     let rel = if e1.is_nan() || e2.is_nan() {
         f64::INFINITY
@@ -341,7 +421,50 @@ fn measure<T: Scalar, R: Runner>(
         rel_error: rel,
         ok: rel <= chk.tol,
         config: String::new(),
+        batch,
     })
+}
+
+/// Median time (ms) of the x-gather floor kernel (`util.cu`): one thread per
+/// entry of `a` in CSR order reads the column index and x there, nothing
+/// else.
+fn gather_floor<T: Scalar, I: Index>(
+    ctx: &GpuContext,
+    opts: &BenchOptions,
+    a: &Csr<T, I>,
+    x: &DevVals,
+    dtype: DType,
+) -> Result<Option<f64>, GpuError> {
+    let Some(dims) = plan::dims_for_threads(a.nnz() as u64, plan::BLOCK) else {
+        return Ok(None);
+    };
+    let stream = ctx.stream();
+    let cols = upload_idx(stream, "col_idx", a.col_idx())?;
+    let mut sink = upload_vals(stream, &[T::zero()])?;
+    let f = ctx.function(KernelId::Util, &kernel_name("gather_floor", dtype, None))?;
+    let nnz = a.nnz() as i64;
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (dims.grid, 1, 1),
+        block_dim: (dims.block, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut run = || -> Result<(), GpuError> {
+        let mut b = stream.launch_builder(&f);
+        b.arg(&nnz).arg(&cols.buf).arg(&x.buf).arg(&mut sink.buf);
+        // SAFETY: argument list matches gather_floor_<t>; one thread per
+        // entry, column indices validated by the Csr.
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    };
+    let w = warm_up(ctx, opts, &mut run)?;
+    let times = time_reps(
+        ctx,
+        opts.reps,
+        batch_for(w.wall_ms, opts.reps),
+        w.host_ms,
+        &mut run,
+    )?;
+    Ok(plan::median_min(&times).map(|(m, _)| m))
 }
 
 /// Device-to-device copy bandwidth (bytes read + written), GB/s, median of
@@ -355,7 +478,9 @@ fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64, Gp
         stream.memcpy_dtod(&src, &mut dst)?;
     }
     ctx.synchronize()?;
-    let times = time_reps(ctx, reps.max(5), || Ok(stream.memcpy_dtod(&src, &mut dst)?))?;
+    let times = time_reps(ctx, reps.max(5), 1, 0.01, || {
+        Ok(stream.memcpy_dtod(&src, &mut dst)?)
+    })?;
     let (median, _) = plan::median_min(&times).unwrap_or((0.0, 0.0));
     Ok(if median > 0.0 {
         2.0 * bytes as f64 / (median * 1e-3) / 1e9
@@ -420,6 +545,7 @@ pub fn bench<T: Scalar, I: Index>(
     };
     let stream = ctx.stream();
     let xd = upload_vals(stream, &x)?;
+    let gather_floor_ms = gather_floor(ctx, opts, a, &xd, dtype)?;
     let handle = if opts.include_cusparse && nnz > 0 {
         Some(Handle::new(ctx)?)
     } else {
@@ -609,6 +735,7 @@ pub fn bench<T: Scalar, I: Index>(
         compute_capability: format!("{major}.{minor}"),
         dtype: dtype.name().to_string(),
         copy_gbps,
+        gather_floor_ms,
         matrix: MatrixInfo {
             nrows,
             ncols,
@@ -681,6 +808,7 @@ mod tests {
             compute_capability: "9.0".into(),
             dtype: "f32".into(),
             copy_gbps: 1.0,
+            gather_floor_ms: None,
             matrix: MatrixInfo {
                 nrows: 1,
                 ncols: 1,
@@ -704,6 +832,7 @@ mod tests {
                 rel_error: 0.0,
                 ok: true,
                 config: String::new(),
+                batch: 1,
             }],
             skipped: vec![],
         };

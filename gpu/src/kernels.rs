@@ -18,6 +18,7 @@ const CSR_BALANCED_SRC: &str = include_str!("../kernels/csr_balanced.cu");
 const ELL_SRC: &str = include_str!("../kernels/ell.cu");
 const JDS_SRC: &str = include_str!("../kernels/jds.cu");
 const SELL_SRC: &str = include_str!("../kernels/sell.cu");
+const UTIL_SRC: &str = include_str!("../kernels/util.cu");
 
 /// One kernel source file, compiled as one module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,11 +37,13 @@ pub enum KernelId {
     Jds,
     /// `sell.cu`: C threads per slice of SELL-C-sigma.
     Sell,
+    /// `util.cu`: the benchmark's delay kernel and the x-gather floor.
+    Util,
 }
 
 impl KernelId {
     /// Every kernel source.
-    pub const ALL: [KernelId; 7] = [
+    pub const ALL: [KernelId; 8] = [
         KernelId::Coo,
         KernelId::CsrScalar,
         KernelId::CsrVector,
@@ -48,6 +51,7 @@ impl KernelId {
         KernelId::Ell,
         KernelId::Jds,
         KernelId::Sell,
+        KernelId::Util,
     ];
 
     /// File name under `gpu/kernels/`.
@@ -61,6 +65,7 @@ impl KernelId {
             KernelId::Ell => "ell.cu",
             KernelId::Jds => "jds.cu",
             KernelId::Sell => "sell.cu",
+            KernelId::Util => "util.cu",
         }
     }
 
@@ -75,6 +80,7 @@ impl KernelId {
             KernelId::Ell => ELL_SRC,
             KernelId::Jds => JDS_SRC,
             KernelId::Sell => SELL_SRC,
+            KernelId::Util => UTIL_SRC,
         }
     }
 

@@ -5,6 +5,18 @@
 /// Threads per block for every kernel (8 warps).
 pub const BLOCK: u32 = 256;
 
+/// Entries per thread of the segmented COO kernel (`COO_ITEMS` in
+/// `coo.cu`): four consecutive entries, loaded with one vector load per
+/// array, so four gathers of x are in flight per thread.
+pub const COO_ITEMS: u64 = 4;
+
+/// Threads of the segmented COO kernel for `nnz` entries: one warp per tile
+/// of `32 * COO_ITEMS` entries.
+#[must_use]
+pub fn coo_segmented_threads(nnz: usize) -> u64 {
+    (nnz as u64).div_ceil(32 * COO_ITEMS) * 32
+}
+
 /// Grid and block of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchDims {

@@ -112,8 +112,12 @@ fn warp_segmented_scan(keys: &[i64; 32], vals: &mut [f64; 32]) {
     }
 }
 
-/// Reference of `spmv_coo_<t>_segmented`: 32-entry tiles of row-sorted
-/// entries, one addition per row segment of a tile. Adds into `y`.
+/// Reference of `spmv_coo_<t>_segmented`: tiles of `32 * COO_ITEMS`
+/// row-sorted entries, `COO_ITEMS` consecutive entries per lane. Each lane sums
+/// its own rows (a row that starts and ends inside the lane is added at
+/// once), a warp segmented scan over each lane's last row joins rows across
+/// lanes, and a lane's first row takes the scan of the lane before it. Adds
+/// into `y`, one addition per row piece, as the kernel's atomics do.
 pub fn spmv_coo_segmented<T: Scalar, I: Index>(
     rows: &[I],
     cols: &[I],
@@ -121,22 +125,57 @@ pub fn spmv_coo_segmented<T: Scalar, I: Index>(
     x: &[T],
     y: &mut [f64],
 ) {
-    for base in (0..vals.len()).step_by(32) {
-        let mut keys = [-1i64; 32];
-        let mut v = [0f64; 32];
+    const ITEMS: usize = crate::plan::COO_ITEMS as usize;
+    const NONE: i64 = i64::MAX;
+    for base in (0..vals.len()).step_by(32 * ITEMS) {
+        let mut first_row = [NONE; 32];
+        let mut last_row = [NONE; 32];
+        let mut first = [0f64; 32];
+        let mut multi = [false; 32];
+        let mut acc = [0f64; 32];
         for lane in 0..32 {
-            let k = base + lane;
-            if k < vals.len() {
-                keys[lane] = rows[k].to_i64();
-                v[lane] = vals[k].re() * x[cols[k].to_usize()].re();
+            let item = |j: usize| {
+                let k = base + lane * ITEMS + j;
+                if k < vals.len() {
+                    (rows[k].to_i64(), vals[k].re() * x[cols[k].to_usize()].re())
+                } else {
+                    (NONE, 0.0)
+                }
+            };
+            let (r0, p0) = item(0);
+            first_row[lane] = r0;
+            let (mut cur, mut sum) = (r0, p0);
+            for j in 1..ITEMS {
+                let (r, p) = item(j);
+                if r != cur {
+                    if !multi[lane] {
+                        first[lane] = sum;
+                        multi[lane] = true;
+                    } else if cur != NONE {
+                        y[cur as usize] += sum;
+                    }
+                    cur = r;
+                    sum = p;
+                } else {
+                    sum += p;
+                }
             }
+            last_row[lane] = cur;
+            acc[lane] = sum;
         }
-        warp_segmented_scan(&keys, &mut v);
+        warp_segmented_scan(&last_row, &mut acc);
         for lane in 0..32 {
-            let k = base + lane;
-            let seg_end = lane == 31 || keys[lane + 1] != keys[lane];
-            if k < vals.len() && seg_end {
-                y[rows[k].to_usize()] += v[lane];
+            if multi[lane] && first_row[lane] != NONE {
+                let carry = if lane > 0 && last_row[lane - 1] == first_row[lane] {
+                    acc[lane - 1]
+                } else {
+                    0.0
+                };
+                y[first_row[lane] as usize] += first[lane] + carry;
+            }
+            let cur = last_row[lane];
+            if cur != NONE && (lane == 31 || first_row[lane + 1] != cur) {
+                y[cur as usize] += acc[lane];
             }
         }
     }

@@ -218,6 +218,7 @@ fn cpu_bench<T: Val, I: Idx>(
             rel_error: err,
             ok: err <= tol,
             config: cfg.label.clone(),
+            batch: 1,
         });
     }
     Ok(BenchReport {
@@ -226,6 +227,7 @@ fn cpu_bench<T: Val, I: Idx>(
         compute_capability: "-".to_string(),
         dtype: T::NAME.to_string(),
         copy_gbps: cpu_copy_gbps(),
+        gather_floor_ms: None,
         matrix: MatrixInfo {
             nrows: csr.nrows(),
             ncols: csr.ncols(),
@@ -349,6 +351,12 @@ pub fn render(r: &BenchReport) -> String {
     }
     for sk in &r.skipped {
         s.push_str(&format!("skipped {}: {}\n", sk.kernel, sk.reason));
+    }
+    if let Some(g) = r.gather_floor_ms {
+        s.push_str(&format!(
+            "x-gather floor: {g:.4} ms (a kernel that only reads the column indices and gathers x \
+             at them; no format can beat it by much)\n"
+        ));
     }
     s.push_str(&format!("\n* baseline. {}\n", r.bytes_model));
     s
