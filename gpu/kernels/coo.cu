@@ -2,8 +2,8 @@
 //
 // spmv_coo_<t>:           one thread per entry, atomicAdd into y (y zeroed
 //                         before the launch). Works for any entry order.
-// spmv_coo_<t>_segmented: entries sorted by row. Each warp takes 128-entry
-//                         tiles (4 entries a thread, vector loads), reduces
+// spmv_coo_<t>_segmented: entries sorted by row. Each warp takes tiles of
+//                         32 x 4 (f32) or 32 x 2 (f64) entries (vector loads), reduces
 //                         equal rows in the thread and then across the warp
 //                         with a segmented scan, and issues one atomicAdd per
 //                         row piece: about one atomic per row and tile
@@ -21,34 +21,56 @@ __device__ void coo_atomic(i64 nnz, const int* __restrict__ rows,
     }
 }
 
-// Four consecutive entries of each array, one vector load each (streaming):
-// `k` is a multiple of 4 and the arrays start 256-byte aligned (cudaMalloc).
-__device__ __forceinline__ void ld4(const int* __restrict__ p, int v[4]) {
+// N consecutive entries of an array, one or two vector loads (streaming):
+// `p` is N-entry aligned (k a multiple of N, arrays 256-byte aligned by
+// cudaMalloc).
+__device__ __forceinline__ void ldv(const int* __restrict__ p, int (&v)[4]) {
     const int4 t = __ldcs(reinterpret_cast<const int4*>(p));
     v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
-__device__ __forceinline__ void ld4(const float* __restrict__ p, float v[4]) {
+__device__ __forceinline__ void ldv(const int* __restrict__ p, int (&v)[2]) {
+    const int2 t = __ldcs(reinterpret_cast<const int2*>(p));
+    v[0] = t.x; v[1] = t.y;
+}
+__device__ __forceinline__ void ldv(const float* __restrict__ p, float (&v)[4]) {
     const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
     v[0] = t.x; v[1] = t.y; v[2] = t.z; v[3] = t.w;
 }
-__device__ __forceinline__ void ld4(const double* __restrict__ p, double v[4]) {
+__device__ __forceinline__ void ldv(const float* __restrict__ p, float (&v)[2]) {
+    const float2 t = __ldcs(reinterpret_cast<const float2*>(p));
+    v[0] = t.x; v[1] = t.y;
+}
+__device__ __forceinline__ void ldv(const double* __restrict__ p, double (&v)[4]) {
     const double2 a = __ldcs(reinterpret_cast<const double2*>(p));
     const double2 b = __ldcs(reinterpret_cast<const double2*>(p + 2));
     v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
 }
+__device__ __forceinline__ void ldv(const double* __restrict__ p, double (&v)[2]) {
+    const double2 t = __ldcs(reinterpret_cast<const double2*>(p));
+    v[0] = t.x; v[1] = t.y;
+}
 
-// Entries per thread of the segmented kernel (plan::COO_ITEMS on the host).
-#define COO_ITEMS 4
-
-// Row-sorted entries, COO_ITEMS consecutive entries per thread (128 per warp
-// and tile): the thread loads them with one vector load per array, so four
-// gathers of x are in flight per thread instead of one; sums its own entries
-// row by row (a row that starts and ends inside the thread is added to y at
-// once); then a warp segmented scan over each thread's last row joins the
-// rows that cross lanes, and the first row of a thread takes the scan of the
-// lane before it. Every row piece is added with atomicAdd (a row can span
-// tiles, and HYB adds onto the ELL part).
 template <typename T>
+__device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
+    v[0] = __ldcs(p);
+}
+
+// Entries per thread of the segmented kernel, per value type (mirrored by
+// plan::coo_items on the host). f64 takes 2: with 4 the 32-register cap of
+// SPMV_BOUNDS made the power-law tail 6 % slower in f64 (run A), while f32
+// gained 1 %.
+#define COO_ITEMS_F32 4
+#define COO_ITEMS_F64 2
+
+// Row-sorted entries, ITEMS consecutive entries per thread (32 * ITEMS per
+// warp and tile): the thread loads them with one vector load per array, so
+// ITEMS gathers of x are in flight per thread instead of one; sums its own
+// entries row by row (a row that starts and ends inside the thread is added
+// to y at once); then a warp segmented scan over each thread's last row
+// joins the rows that cross lanes, and the first row of a thread takes the
+// scan of the lane before it. Every row piece is added with atomicAdd (a row
+// can span tiles, and HYB adds onto the ELL part).
+template <typename T, int ITEMS>
 __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                               const int* __restrict__ cols,
                               const T* __restrict__ vals,
@@ -57,21 +79,21 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
     const i64 warp = global_thread_id() >> 5;
     const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     const int NONE = 0x7fffffff;  // key of a missing entry: after every row
-    for (i64 base = warp * (32 * COO_ITEMS); base < nnz; base += nwarps * (32 * COO_ITEMS)) {
-        const i64 k0 = base + (i64)lane * COO_ITEMS;
-        int r[COO_ITEMS];
-        T p[COO_ITEMS];
-        if (k0 + COO_ITEMS <= nnz) {
-            int c[COO_ITEMS];
-            T v[COO_ITEMS];
-            ld4(rows + k0, r);
-            ld4(cols + k0, c);
-            ld4(vals + k0, v);
+    for (i64 base = warp * (32 * ITEMS); base < nnz; base += nwarps * (32 * ITEMS)) {
+        const i64 k0 = base + (i64)lane * ITEMS;
+        int r[ITEMS];
+        T p[ITEMS];
+        if (k0 + ITEMS <= nnz) {
+            int c[ITEMS];
+            T v[ITEMS];
+            ldv(rows + k0, r);
+            ldv(cols + k0, c);
+            ldv(vals + k0, v);
 #pragma unroll
-            for (int j = 0; j < COO_ITEMS; ++j) p[j] = v[j] * ld(x + c[j]);
+            for (int j = 0; j < ITEMS; ++j) p[j] = v[j] * ld(x + c[j]);
         } else {
 #pragma unroll
-            for (int j = 0; j < COO_ITEMS; ++j) {
+            for (int j = 0; j < ITEMS; ++j) {
                 const i64 k = k0 + j;
                 r[j] = NONE;
                 p[j] = T(0);
@@ -88,7 +110,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         int cur = r[0];
         T acc = p[0];
 #pragma unroll
-        for (int j = 1; j < COO_ITEMS; ++j) {
+        for (int j = 1; j < ITEMS; ++j) {
             if (r[j] != cur) {
                 if (!multi) {
                     first = acc;
@@ -127,9 +149,9 @@ extern "C" __global__ void SPMV_BOUNDS spmv_coo_f64(i64 nnz, const int* rows, co
 }
 extern "C" __global__ void SPMV_BOUNDS spmv_coo_f32_segmented(i64 nnz, const int* rows, const int* cols,
                                                   const float* vals, const float* x, float* y) {
-    coo_segmented<float>(nnz, rows, cols, vals, x, y);
+    coo_segmented<float, COO_ITEMS_F32>(nnz, rows, cols, vals, x, y);
 }
 extern "C" __global__ void SPMV_BOUNDS spmv_coo_f64_segmented(i64 nnz, const int* rows, const int* cols,
                                                   const double* vals, const double* x, double* y) {
-    coo_segmented<double>(nnz, rows, cols, vals, x, y);
+    coo_segmented<double, COO_ITEMS_F64>(nnz, rows, cols, vals, x, y);
 }

@@ -8,10 +8,11 @@
 //   next, not with the host's launch overhead in between (nvbench's blocking
 //   kernel, with a time-out instead of a host flag, so it cannot deadlock).
 //
-// gather_floor_f32 / _f64: the x gather alone. One thread per entry reads the
-//   column index (streaming, like the SpMV kernels) and x at it, and nothing
-//   else: no values, no reduction, no y (a store that never happens keeps the
-//   loads alive). Its time is a floor for any kernel that reads this matrix's
+// gather_floor_<t> (four entries a thread, one int4 load of indices) and
+//   gather_floor_<t>_x1 (one entry a thread): the x gather alone. A thread
+//   reads column indices in CSR order (streaming, like the SpMV kernels) and
+//   x at them, and nothing else: no values, no reduction, no y (a store that never happens keeps the
+//   loads alive). The faster of the two is a floor for any kernel that reads this matrix's
 //   entries in this order and gathers x at them, which shows how close a
 //   format's time is to what the column pattern allows.
 
@@ -29,23 +30,48 @@ __device__ void delay(unsigned long long ns) {
 extern "C" __global__ void bench_delay_f32(unsigned long long ns) { delay<float>(ns); }
 extern "C" __global__ void bench_delay_f64(unsigned long long ns) { delay<double>(ns); }
 
+// One entry per thread (`_x1`), or four per thread with one int4 load of
+// indices (the host takes the faster of the two as the floor).
 template <typename T>
-__device__ void gather_floor(i64 nnz, const int* __restrict__ cols, const T* __restrict__ x,
-                             T* __restrict__ sink) {
+__device__ void gather_floor_x1(i64 nnz, const int* __restrict__ cols, const T* __restrict__ x,
+                                T* __restrict__ sink) {
     const i64 k = global_thread_id();
     if (k >= nnz) return;
     const int c = ldcs(cols + k);
-    const T v = (c >= 0) ? ld(x + c) : T(0);
+    const T v = ld(x + c);
     // x holds values in [-1, 1): this store never happens, but the compiler
     // cannot know, so the gather is not optimised away.
     if (v == T(4096)) sink[0] = v;
 }
 
+template <typename T>
+__device__ void gather_floor_x4(i64 nnz, const int* __restrict__ cols, const T* __restrict__ x,
+                                T* __restrict__ sink) {
+    const i64 k = global_thread_id() * 4;
+    if (k >= nnz) return;
+    T v = T(0);
+    if (k + 4 <= nnz) {
+        const int4 c = __ldcs(reinterpret_cast<const int4*>(cols + k));
+        v = ld(x + c.x) + ld(x + c.y) + ld(x + c.z) + ld(x + c.w);
+    } else {
+        for (i64 j = k; j < nnz; ++j) v += ld(x + ldcs(cols + j));
+    }
+    if (v == T(4096)) sink[0] = v;
+}
+
 extern "C" __global__ void SPMV_BOUNDS gather_floor_f32(i64 nnz, const int* cols, const float* x,
                                                        float* sink) {
-    gather_floor<float>(nnz, cols, x, sink);
+    gather_floor_x4<float>(nnz, cols, x, sink);
 }
 extern "C" __global__ void SPMV_BOUNDS gather_floor_f64(i64 nnz, const int* cols, const double* x,
                                                         double* sink) {
-    gather_floor<double>(nnz, cols, x, sink);
+    gather_floor_x4<double>(nnz, cols, x, sink);
+}
+extern "C" __global__ void SPMV_BOUNDS gather_floor_f32_x1(i64 nnz, const int* cols,
+                                                          const float* x, float* sink) {
+    gather_floor_x1<float>(nnz, cols, x, sink);
+}
+extern "C" __global__ void SPMV_BOUNDS gather_floor_f64_x1(i64 nnz, const int* cols,
+                                                          const double* x, double* sink) {
+    gather_floor_x1<double>(nnz, cols, x, sink);
 }

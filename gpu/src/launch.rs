@@ -170,7 +170,7 @@ pub(crate) fn prepare<'m>(
         }
         (GpuKernel::CooSegmented, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
-            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz)) {
+            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz, dtype.size())) {
                 p.main = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
             }
         }
@@ -230,7 +230,7 @@ pub(crate) fn prepare<'m>(
             if let Some(d) = threads(e.nrows as u64) {
                 p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
             }
-            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz)) {
+            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz, dtype.size())) {
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
             }
         }

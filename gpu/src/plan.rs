@@ -5,16 +5,25 @@
 /// Threads per block for every kernel (8 warps).
 pub const BLOCK: u32 = 256;
 
-/// Entries per thread of the segmented COO kernel (`COO_ITEMS` in
-/// `coo.cu`): four consecutive entries, loaded with one vector load per
-/// array, so four gathers of x are in flight per thread.
-pub const COO_ITEMS: u64 = 4;
+/// Entries per thread of the segmented COO kernel for values of
+/// `value_bytes` bytes (`COO_ITEMS_F32` / `COO_ITEMS_F64` in `coo.cu`):
+/// consecutive entries loaded with one vector load per array, so that many
+/// gathers of x are in flight per thread. 4 for f32; 2 for f64, where 4
+/// measured slower under the kernels' 32-register cap.
+#[must_use]
+pub fn coo_items(value_bytes: usize) -> usize {
+    if value_bytes >= 8 {
+        2
+    } else {
+        4
+    }
+}
 
 /// Threads of the segmented COO kernel for `nnz` entries: one warp per tile
-/// of `32 * COO_ITEMS` entries.
+/// of `32 * coo_items(value_bytes)` entries.
 #[must_use]
-pub fn coo_segmented_threads(nnz: usize) -> u64 {
-    (nnz as u64).div_ceil(32 * COO_ITEMS) * 32
+pub fn coo_segmented_threads(nnz: usize, value_bytes: usize) -> u64 {
+    (nnz as u64).div_ceil(32 * coo_items(value_bytes) as u64) * 32
 }
 
 /// Grid and block of one launch.

@@ -112,22 +112,24 @@ fn warp_segmented_scan(keys: &[i64; 32], vals: &mut [f64; 32]) {
     }
 }
 
-/// Reference of `spmv_coo_<t>_segmented`: tiles of `32 * COO_ITEMS`
-/// row-sorted entries, `COO_ITEMS` consecutive entries per lane. Each lane sums
+/// Reference of `spmv_coo_<t>_segmented`: tiles of `32 * items` row-sorted
+/// entries, `items` consecutive entries per lane (see
+/// [`crate::plan::coo_items`]). Each lane sums
 /// its own rows (a row that starts and ends inside the lane is added at
 /// once), a warp segmented scan over each lane's last row joins rows across
 /// lanes, and a lane's first row takes the scan of the lane before it. Adds
 /// into `y`, one addition per row piece, as the kernel's atomics do.
 pub fn spmv_coo_segmented<T: Scalar, I: Index>(
+    items: usize,
     rows: &[I],
     cols: &[I],
     vals: &[T],
     x: &[T],
     y: &mut [f64],
 ) {
-    const ITEMS: usize = crate::plan::COO_ITEMS as usize;
     const NONE: i64 = i64::MAX;
-    for base in (0..vals.len()).step_by(32 * ITEMS) {
+    let items = items.max(1);
+    for base in (0..vals.len()).step_by(32 * items) {
         let mut first_row = [NONE; 32];
         let mut last_row = [NONE; 32];
         let mut first = [0f64; 32];
@@ -135,7 +137,7 @@ pub fn spmv_coo_segmented<T: Scalar, I: Index>(
         let mut acc = [0f64; 32];
         for lane in 0..32 {
             let item = |j: usize| {
-                let k = base + lane * ITEMS + j;
+                let k = base + lane * items + j;
                 if k < vals.len() {
                     (rows[k].to_i64(), vals[k].re() * x[cols[k].to_usize()].re())
                 } else {
@@ -145,7 +147,7 @@ pub fn spmv_coo_segmented<T: Scalar, I: Index>(
             let (r0, p0) = item(0);
             first_row[lane] = r0;
             let (mut cur, mut sum) = (r0, p0);
-            for j in 1..ITEMS {
+            for j in 1..items {
                 let (r, p) = item(j);
                 if r != cur {
                     if !multi[lane] {
@@ -529,9 +531,11 @@ mod tests {
             let mut yc = vec![0.0; a.nrows()];
             spmv_coo(&rows, a.col_idx(), a.values(), &x, &mut yc);
             close(&yc, &y);
-            let mut ys = vec![0.0; a.nrows()];
-            spmv_coo_segmented(&rows, a.col_idx(), a.values(), &x, &mut ys);
-            close(&ys, &y);
+            for items in [1, 2, 4] {
+                let mut ys = vec![0.0; a.nrows()];
+                spmv_coo_segmented(items, &rows, a.col_idx(), a.values(), &x, &mut ys);
+                close(&ys, &y);
+            }
             for chunk in [32, 64, 256] {
                 let mut yb = vec![0.0; a.nrows()];
                 spmv_csr_balanced(chunk, a.row_ptr(), a.col_idx(), a.values(), &x, &mut yb);

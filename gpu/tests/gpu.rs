@@ -359,7 +359,14 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
             (AnyFormatRef::Coo(m), GpuKernel::CooSegmented) => {
                 let (rows, cols, vals) = sorted(m);
                 let mut y = vec![0.0; m.nrows()];
-                r::spmv_coo_segmented(&rows, &cols, &vals, x, &mut y);
+                r::spmv_coo_segmented(
+                    plan::coo_items(std::mem::size_of::<T>()),
+                    &rows,
+                    &cols,
+                    &vals,
+                    x,
+                    &mut y,
+                );
                 y
             }
             (AnyFormatRef::Ell(m), GpuKernel::Ell) => r::spmv_ell(
@@ -381,7 +388,14 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                     x,
                 );
                 let c = h.coo();
-                r::spmv_coo_segmented(c.rows(), c.cols(), c.values(), x, &mut y);
+                r::spmv_coo_segmented(
+                    plan::coo_items(std::mem::size_of::<T>()),
+                    c.rows(),
+                    c.cols(),
+                    c.values(),
+                    x,
+                    &mut y,
+                );
                 y
             }
             (AnyFormatRef::Jds(m), GpuKernel::Jds) => {
