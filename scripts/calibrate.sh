@@ -5,10 +5,10 @@
 #   bash scripts/calibrate.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RESULTS=${RESULTS:-bench/results/2026-11-22-h100-corpus3}
-REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus2-repeat}
-# the run the repeat repeats, with the same binaries (corpus3 has the streaming-load kernels)
-REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus2}
+RESULTS=${RESULTS:-bench/results/2026-11-22-h100-corpus4}
+REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
+# the run the repeat repeats, with the same binaries
+REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
 # Held out of the fit: half of the real matrices (every other one, by name) and three generated
 # families (circuit-like, power-law alpha 2.5 and FEM-like) at every size.
 HOLDOUT=${HOLDOUT:-real-add32,real-bcsstk13,real-cryg2500,real-Groebner_id2003_aug,real-luxembourg,real-memplus_rhs1,real-rajat01,real-CA-HepPh,circ-,pl25-,fem-}

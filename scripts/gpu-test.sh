@@ -206,7 +206,7 @@ if rows:
           f"{'ell':>7s} {'jds':>7s} {'sell':>7s} bad {'floor':>6s} {'ceil':>5s}")
     for n, k, t, p, bk, bt, s, e, j, se, bad, fl, ce in rows:
         print(f"{n:16s} {k:14s} {t:7.3f} {p:4.0f}% {bk:17s} {bt:7.3f} {s:5.2f} {e} {j} {se} {bad:3d} {fl:6.3f} {ce:4.0f}%")
-    print("floor: x-gather floor, ms (column indices + x gathered, nothing else); ceil: the %copy of the best "
+    print("floor: x-gather floor in CSR order, ms (column indices + x gathered, nothing else); ceil: the %copy of the best "
           "layout's bytes at the floor's time")
 PY
 echo "logs and JSON: $OUT"

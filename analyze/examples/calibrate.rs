@@ -240,13 +240,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          CSR, COO, JDS, ELL at the longest row, HYB at the widths of the cost-model, CUSP and Ginkgo rules \
          and the mean, SELL with C = 32 at σ = 1, 32, 256, 1024 and a full sort, and C = 64/128 at σ = 32·C. \
          `bench --sweep` timed every one of them (every kernel of the format, cuSPARSE included: CSR ALG1/ALG2, \
-         COO ALG1/ALG2, sliced ELL as the layout `sell-32-1`), 20 timed launches after a 25 ms warm-up, median.\n\
+         COO ALG1/ALG2, sliced ELL as the layout `sell-32-1`) after a 25 ms warm-up: the median of 20 timed \
+         intervals, each at least 0.1 ms of back-to-back launches (divided by their count), the whole sequence \
+         queued behind a delay kernel so that no host gap falls inside an interval.\n\
          - **Time of a layout** = its fastest kernel. **Oracle** = the fastest layout measured. **Slowdown** of \
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
          - **Model** (`sparsetool_analyze::timing`): per format, `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
          c4 tail_serial/1e3 + c5 rows/1e6` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
-         run of entries one thread walks, `tail`/`tail_serial` HYB's COO part and its longest row's share, \
+         run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
+         load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
+         training runs within 10 %: 76 %, 72 %, 84 %, 79 %, 78 %), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched. Fitted by relative least squares with non-negative constants on the training \
          runs only, on the layouts within 3x of each run's fastest (the competitive region). The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
          longest > 4x mean) exclude ELL and unsorted SELL.\n\

@@ -10,8 +10,9 @@
 //! - `MB`: bytes one SpMV moves under the minimum-bytes model (the stored
 //!   arrays with their padding, `x` read once, `y` written once), in 1e6 bytes;
 //! - `serial`: the longest run of entries one thread walks in a
-//!   thread-per-row kernel (the longest row for ELL, SELL, JDS and CSR, the
-//!   ELL width for HYB, 0 for COO): the critical path of a skewed matrix;
+//!   thread-per-row kernel (the longest row for ELL, SELL and JDS, the
+//!   longest row up to [`CSR_SERIAL_CAP`] for CSR, the ELL width for HYB, 0
+//!   for COO): the critical path of a skewed matrix;
 //! - `tail`: entries of HYB's COO part; `tail_serial`: the longest row's
 //!   overflow into it (atomics on one `y` element serialise);
 //! - `rows`: the rows, i.e. the threads or warps launched.
@@ -67,6 +68,7 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
     let serial = match c.format.as_str() {
         "coo" => 0,
         "hyb" => width,
+        "csr" => max.min(CSR_SERIAL_CAP),
         _ => max,
     };
     let tail_serial = if c.format == "hyb" {
@@ -83,6 +85,14 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         w.rows as f64 / 1e6,
     ]
 }
+
+/// The CSR `serial` term stops growing at this row length: CSR's fastest
+/// kernel on a longer row is a load-balanced one (`csr-balanced`, cuSPARSE
+/// ALG1), whose time does not follow the longest row, while below it the
+/// sub-warp-per-row kernels are slowed by it. Chosen among 64, 256, 1024,
+/// 4096 and no cap by the fit's score on its training runs
+/// (docs/recommendation.md).
+pub const CSR_SERIAL_CAP: u64 = 1024;
 
 /// Fitted constants per format and where they come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -173,9 +173,10 @@ pub struct BenchReport {
     /// Device-to-device copy bandwidth, bytes read + written, GB/s.
     pub copy_gbps: f64,
     /// Median time (ms) of a kernel that only reads the column indices (in
-    /// CSR order) and gathers `x` at them: a floor for every format's time
-    /// set by the column pattern alone (`util.cu`). `None` on the CPU and
-    /// for an empty matrix.
+    /// CSR order) and gathers `x` at them (`util.cu`): a floor for kernels
+    /// that walk the entries in CSR order, set by the column pattern alone
+    /// (a layout that reorders rows can gather in a friendlier order and
+    /// beat it). `None` on the CPU and for an empty matrix.
     pub gather_floor_ms: Option<f64>,
     /// The matrix.
     pub matrix: MatrixInfo,

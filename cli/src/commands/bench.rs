@@ -354,8 +354,8 @@ pub fn render(r: &BenchReport) -> String {
     }
     if let Some(g) = r.gather_floor_ms {
         s.push_str(&format!(
-            "x-gather floor: {g:.4} ms (a kernel that only reads the column indices and gathers x \
-             at them; no format can beat it by much)\n"
+            "x-gather floor: {g:.4} ms (a kernel that only reads the column indices in CSR order \
+             and gathers x at them: a floor for kernels that walk the entries in that order)\n"
         ));
     }
     s.push_str(&format!("\n* baseline. {}\n", r.bytes_model));
