@@ -6,6 +6,7 @@
 #   bash scripts/gpu-run-all.sh   (binaries in .device/bin, see scripts/gpu-build.sh)
 #   VMATRICES="uniform powerlaw laplace3d"  matrices the variants run on
 #   VFORMATS=csr,ell,hyb,jds,sell           formats the variants run
+#   VDTYPES="f32 f64"                       value types the variants run
 set -uo pipefail
 FINAL=${OUT:-/tmp/out}
 export OUT=/tmp/gpu-results
@@ -20,7 +21,7 @@ for v in .device/variants/*/; do
     for m in ${VMATRICES:-uniform powerlaw laplace3d}; do
       for f in /tmp/sparsetool-gpu/$m-*.spb; do
         [ -s "$f" ] || continue
-        for dt in f32 f64; do
+        for dt in ${VDTYPES:-f32 f64}; do
             b=$(basename "$f" .spb)
             SPARSETOOL_KERNEL_DIR="$v" timeout 120 .device/bin/sparsetool bench "$f" --dtype "$dt" \
                 --reps 30 --formats "${VFORMATS:-csr,ell,hyb,jds,sell}" --json > "$OUT/variant-$name-$b-$dt.json" \

@@ -6,7 +6,8 @@
 // - thread and entry counters are 64-bit (`long long`) so that a grid larger
 //   than 2^31 threads cannot overflow;
 // - read-only arrays are `const T* __restrict__`; the gathered `x` (and row
-//   pointers) are loaded with __ldg, the matrix arrays read once (values,
+//   pointers) are loaded with __ldg (the COO kernels' f64 x with an L2
+//   evict-last hint on part of it, see ld_pinned below), the matrix arrays read once (values,
 //   column and row indices) with __ldcs (ldcs below: cache-streaming,
 //   evict-first) and y is stored with __stcs, so the stream of matrix data does
 //   not evict x from L2. Measured on the H100 (BENCHMARKS.md, run 5): uniform
@@ -25,10 +26,42 @@ __device__ __forceinline__ i64 global_thread_id() {
     return (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;
 }
 
-// Read-only load through the non-coherent cache.
+// Read-only load through the non-coherent cache (x and row pointers).
 template <typename T>
 __device__ __forceinline__ T ld(const T* __restrict__ p) {
     return __ldg(p);
+}
+
+// ld_pinned: the x gather of the COO kernels (coo.cu, also HYB's tail). In
+// f64 a fraction X_PIN_FRACTION of x's L2 lines (the hardware picks which,
+// by address) get the evict-last priority, the rest keep theirs. An f64 x of
+// a large matrix (48 MB for 6M columns) does not fit the 50 MB L2 next to the
+// matrix stream, and a random gather over all of it thrashes: L2 hit rate
+// 26-28 % on the power-law matrix (ncu, bench/results/...-run8/ncu). Holding
+// a fixed quarter of it keeps that quarter's hits. Measured on the H100
+// (BENCHMARKS.md, run 9, same run): power-law f64 HYB 1.2231 -> 1.1724 ms.
+// Pinning every kernel's x instead cost the 2D Laplacian's ELL 3 % (its x is
+// read with good locality) and SELL up to 20 %; with every kernel pinned,
+// fractions 0.1 and 0.4 did worse than 0.25 on the power-law matrix. f32 x
+// fits in L2 and is left alone. bench resets the priority before timing each kernel (bench_unpin in
+// util.cu), so a kernel timed after ours does not inherit the pinned lines.
+#ifndef X_PIN_FRACTION
+#define X_PIN_FRACTION 0.25
+#endif
+#define SPMV_STR2(v) #v
+#define SPMV_STR(v) SPMV_STR2(v)
+template <typename T>
+__device__ __forceinline__ T ld_pinned(const T* __restrict__ p) {
+    return __ldg(p);
+}
+template <>
+__device__ __forceinline__ double ld_pinned<double>(const double* __restrict__ p) {
+    unsigned long long pol;
+    asm volatile("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, "
+                 SPMV_STR(X_PIN_FRACTION) ";" : "=l"(pol));
+    double v;
+    asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+    return v;
 }
 // Streaming loads for the matrix arrays (read once): evict-first, so that the
 // gathered x stays in L2.

@@ -17,7 +17,7 @@ __device__ void coo_atomic(i64 nnz, const int* __restrict__ rows,
                            const T* __restrict__ x, T* __restrict__ y) {
     const i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 k = global_thread_id(); k < nnz; k += stride) {
-        atomicAdd(&y[ldcs(rows + k)], ldcs(vals + k) * ld(x + ldcs(cols + k)));
+        atomicAdd(&y[ldcs(rows + k)], ldcs(vals + k) * ld_pinned(x + ldcs(cols + k)));
     }
 }
 
@@ -90,7 +90,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
             ldv(cols + k0, c);
             ldv(vals + k0, v);
 #pragma unroll
-            for (int j = 0; j < ITEMS; ++j) p[j] = v[j] * ld(x + c[j]);
+            for (int j = 0; j < ITEMS; ++j) p[j] = v[j] * ld_pinned(x + c[j]);
         } else {
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j) {
@@ -99,7 +99,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                 p[j] = T(0);
                 if (k < nnz) {
                     r[j] = ldcs(rows + k);
-                    p[j] = ldcs(vals + k) * ld(x + ldcs(cols + k));
+                    p[j] = ldcs(vals + k) * ld_pinned(x + ldcs(cols + k));
                 }
             }
         }

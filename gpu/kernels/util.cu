@@ -8,6 +8,11 @@
 //   next, not with the host's launch overhead in between (nvbench's blocking
 //   kernel, with a time-out instead of a host flag, so it cannot deadlock).
 //
+// bench_unpin_f32 / _f64: gives every 128-byte L2 line of a buffer the normal
+//   eviction priority again (applypriority), undoing the evict-last hint of
+//   the f64 x gathers (common.cuh), so that each kernel the benchmark times
+//   starts from the same L2 state.
+//
 // gather_floor_<t> (four entries a thread, one int4 load of indices) and
 //   gather_floor_<t>_x1 (one entry a thread): the x gather alone. A thread
 //   reads column indices in CSR order (streaming, like the SpMV kernels) and
@@ -32,6 +37,16 @@ extern "C" __global__ void bench_delay_f64(unsigned long long ns) { delay<double
 
 // One entry per thread (`_x1`), or four per thread with one int4 load of
 // indices (the host takes the faster of the two as the floor).
+__device__ void unpin(const char* p, i64 lines) {
+    const i64 i = global_thread_id();
+    if (i < lines) {
+        asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i * 128));
+    }
+}
+
+extern "C" __global__ void bench_unpin_f32(const char* p, i64 lines) { unpin(p, lines); }
+extern "C" __global__ void bench_unpin_f64(const char* p, i64 lines) { unpin(p, lines); }
+
 template <typename T>
 __device__ void gather_floor_x1(i64 nnz, const int* __restrict__ cols, const T* __restrict__ x,
                                 T* __restrict__ sink) {
