@@ -305,11 +305,7 @@ fn enqueue_delay(ctx: &GpuContext, ms: f64) -> Result<(), GpuError> {
     let ns = (ms * 1e6) as u64;
     let mut b = ctx.stream().launch_builder(&f);
     b.arg(&ns);
-    let cfg = cudarc::driver::LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch::cfg(plan::LaunchDims { grid: 1, block: 32 });
     // SAFETY: bench_delay_f32 takes one unsigned long long.
     unsafe { b.launch(cfg) }?;
     Ok(())
@@ -387,11 +383,7 @@ fn unpin(ctx: &GpuContext, x: &DevVals) -> Result<(), GpuError> {
     let lines = lines as i64;
     let mut b = ctx.stream().launch_builder(&f);
     b.arg(&x.buf).arg(&lines);
-    let cfg = cudarc::driver::LaunchConfig {
-        grid_dim: (dims.grid, 1, 1),
-        block_dim: (dims.block, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let cfg = launch::cfg(dims);
     // SAFETY: bench_unpin_f32 takes a pointer and a line count; the lines
     // cover the buffer (cudaMalloc rounds allocations up to 256 bytes, so the
     // last line lies inside the allocation).
@@ -480,11 +472,7 @@ fn gather_floor<T: Scalar, I: Index>(
             continue;
         };
         let f = ctx.function(KernelId::Util, &kernel_name("gather_floor", dtype, variant))?;
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (dims.grid, 1, 1),
-            block_dim: (dims.block, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = launch::cfg(dims);
         unpin(ctx, x)?;
         let mut run = || -> Result<(), GpuError> {
             let mut b = stream.launch_builder(&f);

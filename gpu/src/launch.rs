@@ -122,7 +122,8 @@ pub(crate) struct Prepared<'m> {
     pub params: Map<String, Value>,
 }
 
-fn cfg(d: LaunchDims) -> LaunchConfig {
+/// A one-dimensional launch of `d`, no shared memory.
+pub(crate) fn cfg(d: LaunchDims) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (d.grid, 1, 1),
         block_dim: (d.block, 1, 1),
