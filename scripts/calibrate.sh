@@ -5,9 +5,9 @@
 #   bash scripts/calibrate.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RESULTS=${RESULTS:-bench/results/2026-11-22-h100-corpus4}
+RESULTS=${RESULTS:-bench/results/2026-11-22-h100-corpus5}
 REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
-# the run the repeat repeats, with the same binaries
+# the run the repeat repeats, with the same binaries (533167a; corpus5 adds only the f64 L2 hint of the COO kernels)
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
 # Held out of the fit: half of the real matrices (every other one, by name) and three generated
 # families (circuit-like, power-law alpha 2.5 and FEM-like) at every size.
