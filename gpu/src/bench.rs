@@ -5,9 +5,14 @@
 //! ones or zeros); warm-up launches; `y` poisoned with NaN before each checked
 //! run, checked against an f64 CPU reference before and after the timed runs
 //! (the larger error is reported, so a race that moves the error shows);
-//! `reps` launches timed back to back on one stream with a CUDA event between
-//! consecutive launches (no host gap inside an interval), median and minimum
-//! reported; the device-to-device copy bandwidth measured in the same run.
+//! `x`'s L2 lines reset to normal priority before each kernel (the COO
+//! kernels pin part of an f64 `x`; a kernel timed later must not inherit
+//! that); a 25 ms warm-up; then `reps` intervals timed with CUDA events, each
+//! of at least [`MIN_INTERVAL_MS`] of back-to-back launches (divided by their
+//! count), the whole sequence queued behind a delay kernel so that no host
+//! gap falls inside an interval; median and minimum reported; the
+//! device-to-device copy bandwidth and the x-gather floor measured in the
+//! same run.
 
 use std::collections::BTreeSet;
 
