@@ -52,7 +52,10 @@ pub mod plan;
 pub mod reference;
 mod spmv;
 
-pub use bench::{bench, BenchConfig, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
+pub use bench::{
+    bench, BenchConfig, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped,
+    MIN_INTERVAL_MS,
+};
 pub use context::{driver_available, GpuContext};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use device_matrix::AnyFormatRef;
