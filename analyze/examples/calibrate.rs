@@ -250,7 +250,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          c4 tail_serial/1e3 + c5 rows/1e6` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
          run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
          load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
-         training runs within 10 %: 76 %, 75 %, 87 %, 81 %, 78 %), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
+         training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched. Fitted by relative least squares with non-negative constants on the training \
          runs only, on the layouts within 3x of each run's fastest (the competitive region). The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
          longest > 4x mean) exclude ELL and unsorted SELL.\n\

@@ -1,28 +1,27 @@
 // util.cu -- kernels of the benchmark that are not SpMV.
 //
-// bench_delay_f32 / _f64: one thread waits until `ns` nanoseconds of the GPU's
-//   global timer have passed (the two names are the same kernel; the value
-//   type only keeps the naming rule). The benchmark enqueues it in front of a
-//   timed sequence so that the host has queued every launch and event before
-//   the first of them runs: a 5 us kernel is then timed back to back with the
-//   next, not with the host's launch overhead in between (nvbench's blocking
-//   kernel, with a time-out instead of a host flag, so it cannot deadlock).
+// bench_delay: one thread waits until `ns` nanoseconds of the GPU's global
+//   timer have passed. The benchmark enqueues it in front of a timed sequence
+//   so that the host has queued every launch and event before the first of
+//   them runs: a 5 us kernel is then timed back to back with the next, not
+//   with the host's launch overhead in between (nvbench's blocking kernel,
+//   with a time-out instead of a host flag, so it cannot deadlock).
 //
-// bench_unpin_f32 / _f64: gives every 128-byte L2 line of a buffer the normal
-//   eviction priority again (applypriority), undoing the evict-last hint of
-//   the f64 x gathers (common.cuh), so that each kernel the benchmark times
-//   starts from the same L2 state.
+// bench_unpin: gives every 128-byte L2 line of a buffer the normal eviction
+//   priority again (applypriority), undoing the evict-last hint of the COO
+//   kernels' f64 x gathers (ld_pinned in common.cuh), so that each kernel the
+//   benchmark times starts from the same L2 state.
 //
 // gather_floor_<t> (four entries a thread, one int4 load of indices) and
 //   gather_floor_<t>_x1 (one entry a thread): the x gather alone. A thread
 //   reads column indices in CSR order (streaming, like the SpMV kernels) and
-//   x at them, and nothing else: no values, no reduction, no y (a store that never happens keeps the
-//   loads alive). The faster of the two is a floor for any kernel that reads this matrix's
-//   entries in this order and gathers x at them, which shows how close a
-//   format's time is to what the column pattern allows.
+//   x at them, and nothing else: no values, no reduction, no y (a store that
+//   never happens keeps the loads alive). The faster of the two (the host
+//   times both) is a floor for any kernel that reads this matrix's entries
+//   in this order and gathers x at them, which shows how close a format's
+//   time is to what the column pattern allows.
 
-template <typename T>
-__device__ void delay(unsigned long long ns) {
+extern "C" __global__ void bench_delay(unsigned long long ns) {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
@@ -32,20 +31,12 @@ __device__ void delay(unsigned long long ns) {
     } while (t - t0 < ns);
 }
 
-extern "C" __global__ void bench_delay_f32(unsigned long long ns) { delay<float>(ns); }
-extern "C" __global__ void bench_delay_f64(unsigned long long ns) { delay<double>(ns); }
-
-// One entry per thread (`_x1`), or four per thread with one int4 load of
-// indices (the host takes the faster of the two as the floor).
-__device__ void unpin(const char* p, i64 lines) {
+extern "C" __global__ void bench_unpin(const char* p, i64 lines) {
     const i64 i = global_thread_id();
     if (i < lines) {
         asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i * 128));
     }
 }
-
-extern "C" __global__ void bench_unpin_f32(const char* p, i64 lines) { unpin(p, lines); }
-extern "C" __global__ void bench_unpin_f64(const char* p, i64 lines) { unpin(p, lines); }
 
 template <typename T>
 __device__ void gather_floor_x1(i64 nnz, const int* __restrict__ cols, const T* __restrict__ x,

@@ -306,12 +306,12 @@ fn batch_for(per_launch_ms: f64, reps: usize) -> usize {
 
 /// Enqueues the delay kernel: the GPU waits `ms` before the next command.
 fn enqueue_delay(ctx: &GpuContext, ms: f64) -> Result<(), GpuError> {
-    let f = ctx.function(KernelId::Util, "bench_delay_f32")?;
+    let f = ctx.function(KernelId::Util, "bench_delay")?;
     let ns = (ms * 1e6) as u64;
     let mut b = ctx.stream().launch_builder(&f);
     b.arg(&ns);
     let cfg = launch::cfg(plan::LaunchDims { grid: 1, block: 32 });
-    // SAFETY: bench_delay_f32 takes one unsigned long long.
+    // SAFETY: bench_delay takes one unsigned long long.
     unsafe { b.launch(cfg) }?;
     Ok(())
 }
@@ -384,12 +384,12 @@ fn unpin(ctx: &GpuContext, x: &DevVals) -> Result<(), GpuError> {
     let Some(dims) = plan::dims_for_threads(lines, plan::BLOCK) else {
         return Ok(());
     };
-    let f = ctx.function(KernelId::Util, "bench_unpin_f32")?;
+    let f = ctx.function(KernelId::Util, "bench_unpin")?;
     let lines = lines as i64;
     let mut b = ctx.stream().launch_builder(&f);
     b.arg(&x.buf).arg(&lines);
     let cfg = launch::cfg(dims);
-    // SAFETY: bench_unpin_f32 takes a pointer and a line count; the lines
+    // SAFETY: bench_unpin takes a pointer and a line count; the lines
     // cover the buffer (cudaMalloc rounds allocations up to 256 bytes, so the
     // last line lies inside the allocation).
     unsafe { b.launch(cfg) }?;

@@ -37,7 +37,7 @@ pub enum KernelId {
     Jds,
     /// `sell.cu`: C threads per slice of SELL-C-sigma.
     Sell,
-    /// `util.cu`: the benchmark's delay kernel and the x-gather floor.
+    /// `util.cu`: the benchmark's delay and L2-reset kernels and the x-gather floor.
     Util,
 }
 
