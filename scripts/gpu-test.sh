@@ -15,6 +15,7 @@
 # that no longer fits is skipped and says so.
 # Environment knobs: REPS (default 30), SCALE (multiplies matrix sizes, default 1),
 # BUDGET, EXT (container of generated matrices: spb (default) or mtx),
+# MEASURE_DTYPES="f32 f64" (value types of the analyze --measure step, default f32),
 # SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...".
 set -uo pipefail
 ST=${1:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
@@ -119,18 +120,19 @@ if [ "${SKIP_MEASURE:-0}" != 1 ]; then
     "$ST" gen powerlaw --rows 800000 --nnz-per-row 10 --alpha 2.4 --max-row-len 1000 --seed 2 \
         -o "$WORK/pl24-seed2.spb" --force 2>/dev/null
     n=0; hit=0
+    for dt in ${MEASURE_DTYPES:-f32}; do
     for f in fixtures/matrices/real/*.mtx* "$WORK/fem-seed2.spb" "$WORK/pl24-seed2.spb"; do
-        [ "$(left)" -lt 30 ] && { summary+=("analyze --measure: stopped (time budget spent)"); break; }
+        [ "$(left)" -lt 30 ] && { summary+=("analyze --measure: stopped (time budget spent)"); break 2; }
         gzip -cdf "$f" 2>/dev/null | head -1 | grep -qi complex && continue
-        b=$(basename "$f"); b=${b%%.*}
-        if timeout "$(cap 60)" "$ST" analyze "$f" --measure --dtype f32 --json > "$OUT/measure-$b.json" \
+        b=$(basename "$f"); b=${b%%.*}-$dt
+        if timeout "$(cap 60)" "$ST" analyze "$f" --measure --dtype "$dt" --json > "$OUT/measure-$b.json" \
             2> "$OUT/measure-$b.err"; then
             n=$((n + 1))
             python3 - "$OUT/measure-$b.json" <<'PY' >> "$OUT/measure.txt" && hit=$((hit + 1))
 import json, sys
 m = json.load(open(sys.argv[1]))["measure"]
 s = m["prediction_slowdown"]
-print(f"{sys.argv[1].split('measure-')[1][:-5]:28s} predicted {m['predicted_winner']:16s} measured {m['measured_winner']:16s} {s:.2f}x")
+print(f"{sys.argv[1].split('measure-')[1][:-5]:32s} predicted {m['predicted_winner']:16s} measured {m['measured_winner']:16s} {s:.2f}x")
 sys.exit(0 if s <= 1.10 else 1)
 PY
         else
@@ -138,8 +140,9 @@ PY
             status=1
         fi
     done
+    done
     [ -s "$OUT/measure.txt" ] && cat "$OUT/measure.txt"
-    summary+=("analyze --measure: recommendation within 10 % of the measured best of its top 3 formats in $hit of $n matrices (f32)")
+    summary+=("analyze --measure: recommendation within 10 % of the measured best of its top 3 formats in $hit of $n runs (${MEASURE_DTYPES:-f32})")
 fi
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then

@@ -1,10 +1,11 @@
 //! The calibrated time model behind the format recommendation.
 //!
 //! For a candidate layout ([`Candidate`]) of format `f`, the predicted time
-//! of one SpMV is a non-negative combination of six terms ([`TERMS`]):
+//! of one SpMV is a non-negative combination of seven terms ([`TERMS`]):
 //!
 //! ```text
-//! t_f = c0 + c1 * MB + c2 * serial/1e3 + c3 * tail/1e6 + c4 * tail_serial/1e3 + c5 * rows/1e6   [µs]
+//! t_f = c0 + c1 * MB + c2 * serial/1e3 + c3 * tail/1e6 + c4 * tail_serial/1e3 + c5 * rows/1e6
+//!          + c6 * tail_launch   [µs]
 //! ```
 //!
 //! - `MB`: bytes one SpMV moves under the minimum-bytes model (the stored
@@ -15,18 +16,26 @@
 //!   for COO): the critical path of a skewed matrix;
 //! - `tail`: entries of HYB's COO part; `tail_serial`: the longest row's
 //!   overflow into it (atomics on one `y` element serialise);
-//! - `rows`: the rows, i.e. the threads or warps launched.
+//! - `rows`: the rows, i.e. the threads or warps launched;
+//! - `tail_launch`: 1 for a HYB layout with a non-empty COO part (its
+//!   second kernel launch), 0 otherwise.
 //!
 //! `c0` is the fixed cost of the format's launches (why small matrices are
 //! latency-bound and favour one-kernel formats), `c1` its inverse effective
-//! bandwidth. The six constants of each format are fitted to
+//! bandwidth. The seven constants of each model are fitted to
 //! `sparsetool bench --sweep --json` results by [`fit`] (a relative
 //! least-squares fit with non-negative constants: every subset of terms is
 //! solved and the best non-negative solution kept; layouts more than
 //! [`FIT_MAX_SLOWDOWN`] times slower than a run's fastest are left out), and
 //! stored as JSON in
-//! `analyze/calibration/` (see `docs/recommendation.md`). The time of a
-//! format is that of its fastest kernel, cuSPARSE included, as measured.
+//! `analyze/calibration/` (see `docs/recommendation.md`).
+//!
+//! A layout's time is that of its fastest kernel, cuSPARSE included. Most
+//! formats have one set of constants for all their kernels (fitted on the
+//! best of them); a kernel of [`OWN_MODELS`] has constants of its own
+//! (cuSPARSE's sliced ELL runs the unsorted SELL layout with C = 32 at its
+//! own, lower costs), and the prediction of a layout is the smallest of the
+//! models that can run it ([`models_for`]).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -36,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::candidates::{Candidate, Features};
 
 /// Number of terms of the model.
-pub const NTERMS: usize = 6;
+pub const NTERMS: usize = 7;
 
 /// Names of the terms, in order.
 pub const TERMS: [&str; NTERMS] = [
@@ -46,6 +55,7 @@ pub const TERMS: [&str; NTERMS] = [
     "tail_m",
     "tail_serial_k",
     "rows_m",
+    "tail_launch",
 ];
 
 /// The terms of a candidate (see the module docs).
@@ -59,6 +69,7 @@ pub const TERMS: [&str; NTERMS] = [
 /// let t = terms(ell, &f);
 /// assert_eq!(t[0], 1.0);
 /// assert_eq!(t[2], 2.0 / 1e3); // the longest row
+/// assert_eq!(t[6], 0.0); // one launch
 /// ```
 #[must_use]
 pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
@@ -83,7 +94,51 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         w.tail as f64 / 1e6,
         tail_serial as f64 / 1e3,
         w.rows as f64 / 1e6,
+        if c.format == "hyb" && w.tail > 0 {
+            1.0
+        } else {
+            0.0
+        },
     ]
+}
+
+/// Kernels with constants of their own instead of their format's (see the
+/// module docs): cuSPARSE's sliced ELL (`cusparse-sell`).
+pub const OWN_MODELS: [&str; 1] = ["cusparse-sell"];
+
+/// Whether `kernel` of [`OWN_MODELS`] runs layout `c`: cuSPARSE's sliced ELL
+/// runs SELL with slices of 32 rows and no sorting (σ = 1), as `sparsetool
+/// bench` times it.
+#[must_use]
+pub fn kernel_runs(kernel: &str, c: &Candidate) -> bool {
+    match kernel {
+        "cusparse-sell" => {
+            c.format == "sell"
+                && c.params.get("slice") == Some(&32)
+                && c.params.get("sigma") == Some(&1)
+        }
+        _ => false,
+    }
+}
+
+/// The models that predict layout `c`: its format's, then every kernel of
+/// [`OWN_MODELS`] that runs it.
+///
+/// ```
+/// use sparsetool_analyze::{Features, RowLengths};
+/// use sparsetool_analyze::timing::models_for;
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1], cols: vec![1, 2] };
+/// let f = Features::new(&rl, 8);
+/// let sell = f.candidates.iter().find(|c| c.label == "sell-32-1").unwrap();
+/// assert_eq!(models_for(sell), ["sell", "cusparse-sell"]);
+/// let csr = f.candidates.iter().find(|c| c.label == "csr").unwrap();
+/// assert_eq!(models_for(csr), ["csr"]);
+/// ```
+#[must_use]
+pub fn models_for(c: &Candidate) -> Vec<&str> {
+    std::iter::once(c.format.as_str())
+        .chain(OWN_MODELS.into_iter().filter(|k| kernel_runs(k, c)))
+        .collect()
 }
 
 /// The CSR `serial` term stops growing at this row length: CSR's fastest
@@ -101,8 +156,9 @@ pub struct TimeModel {
     pub device: String,
     /// What the fit saw (results folder, matrices held out).
     pub fitted_on: String,
-    /// Constants per format name, in the order of [`TERMS`], microseconds.
-    pub formats: BTreeMap<String, [f64; NTERMS]>,
+    /// Constants per model (a format name, or a kernel of [`OWN_MODELS`]),
+    /// in the order of [`TERMS`], microseconds.
+    pub models: BTreeMap<String, [f64; NTERMS]>,
 }
 
 /// The calibration shipped with the crate (H100, see `docs/recommendation.md`).
@@ -121,13 +177,17 @@ impl TimeModel {
         })
     }
 
-    /// Predicted microseconds of one SpMV in this layout, `None` for a
-    /// format the model has no constants for.
+    /// Predicted microseconds of one SpMV in this layout: the smallest
+    /// prediction of the models that run it ([`models_for`]); `None` when
+    /// none of them has constants.
     #[must_use]
     pub fn predict_us(&self, c: &Candidate, f: &Features) -> Option<f64> {
-        let k = self.formats.get(&c.format)?;
         let t = terms(c, f);
-        Some(k.iter().zip(t).map(|(a, b)| a * b).sum())
+        models_for(c)
+            .into_iter()
+            .filter_map(|m| self.models.get(m))
+            .map(|k| k.iter().zip(t).map(|(a, b)| a * b).sum::<f64>())
+            .min_by(f64::total_cmp)
     }
 
     /// Candidates with predictions, fastest first (index into
@@ -146,14 +206,17 @@ impl TimeModel {
     }
 }
 
-/// One measured layout: its format, its terms, its best time (µs).
+/// One measured layout for one model: the model (a format, or a kernel of
+/// [`OWN_MODELS`]), the layout's terms, and the time (µs) of the model's
+/// fastest kernel on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
-    /// Format name.
-    pub format: String,
+    /// Model name (see [`TimeModel::models`]).
+    pub model: String,
     /// [`terms`] of the layout.
     pub terms: [f64; NTERMS],
-    /// Measured time of the fastest kernel for this layout, microseconds.
+    /// Measured time of the model's fastest kernel for this layout,
+    /// microseconds.
     pub us: f64,
 }
 
@@ -169,6 +232,9 @@ pub struct SweepRun {
     /// Best median time (µs) and kernel of each measured layout (results
     /// with `ok: true` only).
     pub best: BTreeMap<String, (f64, String)>,
+    /// Median time (µs) of every kernel of each measured layout (`ok: true`
+    /// only): layout label → kernel → µs.
+    pub kernels: BTreeMap<String, BTreeMap<String, f64>>,
     /// Best cuSPARSE CSR time (µs), ALG1 or ALG2.
     pub cusparse_csr_us: Option<f64>,
     /// Device name.
@@ -190,6 +256,7 @@ impl SweepRun {
         };
         let features: Features = serde_json::from_value(fv.clone())?;
         let mut best: BTreeMap<String, (f64, String)> = BTreeMap::new();
+        let mut kernels: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
         let mut cusparse_csr_us: Option<f64> = None;
         for r in v["results"].as_array().into_iter().flatten() {
             if r["ok"] != serde_json::Value::Bool(true) {
@@ -206,6 +273,12 @@ impl SweepRun {
             if kernel.starts_with("cusparse-csr") {
                 cusparse_csr_us = Some(cusparse_csr_us.map_or(t, |c| c.min(t)));
             }
+            let k = kernels
+                .entry(cfg.to_string())
+                .or_default()
+                .entry(kernel.to_string())
+                .or_insert(f64::INFINITY);
+            *k = k.min(t);
             let e = best
                 .entry(cfg.to_string())
                 .or_insert((f64::INFINITY, String::new()));
@@ -217,6 +290,7 @@ impl SweepRun {
         Ok(Some(Self {
             features,
             best,
+            kernels,
             cusparse_csr_us,
             device: text("device"),
             driver: text("driver"),
@@ -224,12 +298,14 @@ impl SweepRun {
         }))
     }
 
-    /// One [`Sample`] per measured candidate layout within
-    /// [`FIT_MAX_SLOWDOWN`] of this run's fastest layout: the fit describes
-    /// the competitive region, where the choice is made, and is not pulled
-    /// by layouts hundreds of times slower (a thread-per-row kernel on a
-    /// dense row), which the uneven-rows rule and the serial term already
-    /// keep out of reach.
+    /// The [`Sample`]s of this run: for each measured candidate layout, one
+    /// for its format's model (the best of the format's kernels outside
+    /// [`OWN_MODELS`]) and one per kernel of [`OWN_MODELS`] timed on it,
+    /// each kept when within [`FIT_MAX_SLOWDOWN`] of this run's fastest
+    /// layout: the fit describes the competitive region, where the choice is
+    /// made, and is not pulled by layouts hundreds of times slower (a
+    /// thread-per-row kernel on a dense row), which the uneven-rows rule and
+    /// the serial term already keep out of reach.
     #[must_use]
     pub fn samples(&self) -> Vec<Sample> {
         let fastest = self
@@ -237,21 +313,32 @@ impl SweepRun {
             .values()
             .map(|b| b.0)
             .fold(f64::INFINITY, f64::min);
-        self.features
-            .candidates
-            .iter()
-            .filter_map(|c| {
-                let (t, _) = self.best.get(&c.label)?;
-                if *t > FIT_MAX_SLOWDOWN * fastest {
-                    return None;
+        let mut out = Vec::new();
+        for c in &self.features.candidates {
+            let Some(ks) = self.kernels.get(&c.label) else {
+                continue;
+            };
+            let mut per_model: BTreeMap<&str, f64> = BTreeMap::new();
+            for (k, &t) in ks {
+                let m = OWN_MODELS
+                    .into_iter()
+                    .find(|&o| o == k)
+                    .unwrap_or(c.format.as_str());
+                let e = per_model.entry(m).or_insert(f64::INFINITY);
+                *e = e.min(t);
+            }
+            let t = terms(c, &self.features);
+            for (m, us) in per_model {
+                if us <= FIT_MAX_SLOWDOWN * fastest {
+                    out.push(Sample {
+                        model: m.to_string(),
+                        terms: t,
+                        us,
+                    });
                 }
-                Some(Sample {
-                    format: c.format.clone(),
-                    terms: terms(c, &self.features),
-                    us: *t,
-                })
-            })
-            .collect()
+            }
+        }
+        out
     }
 }
 
@@ -290,25 +377,25 @@ pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, 
     Ok(out)
 }
 
-/// Fits each format's constants to the samples: minimises
+/// Fits each model's constants to the samples: minimises
 /// `sum(((pred - t) / t)^2)` (relative error, so small and large matrices
 /// weigh alike) over non-negative constants, by solving the least-squares
 /// problem on every subset of terms and keeping the best solution whose
-/// constants are all non-negative (64 subsets: exact and simple).
+/// constants are all non-negative (2^7 = 128 subsets: exact and simple).
 #[must_use]
 pub fn fit(samples: &[Sample], device: &str, fitted_on: &str) -> TimeModel {
-    let mut by_format: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
+    let mut by_model: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
     for s in samples.iter().filter(|s| s.us > 0.0 && s.us.is_finite()) {
-        by_format.entry(s.format.as_str()).or_default().push(s);
+        by_model.entry(s.model.as_str()).or_default().push(s);
     }
-    let formats = by_format
+    let models = by_model
         .into_iter()
-        .map(|(f, v)| (f.to_string(), nnls_relative(&v)))
+        .map(|(m, v)| (m.to_string(), nnls_relative(&v)))
         .collect();
     TimeModel {
         device: device.to_string(),
         fitted_on: fitted_on.to_string(),
-        formats,
+        models,
     }
 }
 
@@ -390,8 +477,11 @@ mod tests {
     #[test]
     fn shipped_calibration_parses_and_covers_every_format() {
         let m = TimeModel::calibrated();
-        for f in ["csr", "coo", "ell", "hyb", "jds", "sell"] {
-            let k = m.formats.get(f).unwrap_or_else(|| panic!("{f} missing"));
+        for f in ["csr", "coo", "ell", "hyb", "jds", "sell"]
+            .into_iter()
+            .chain(OWN_MODELS)
+        {
+            let k = m.models.get(f).unwrap_or_else(|| panic!("{f} missing"));
             assert!(k.iter().all(|&x| x >= 0.0 && x.is_finite()), "{f}: {k:?}");
             assert!(k[0] > 0.0, "{f}: a launch costs something");
         }
@@ -400,7 +490,7 @@ mod tests {
     #[test]
     fn fit_recovers_known_constants() {
         // t = 4 + 0.5 MB + 100 serial_k, exactly; with a few terms unused.
-        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0];
+        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0, 0.0];
         let mut samples = Vec::new();
         for i in 0..40 {
             let t = [
@@ -410,18 +500,107 @@ mod tests {
                 0.0,
                 0.0,
                 f64::from(i) * 0.1,
+                f64::from(i % 2),
             ];
             let us: f64 = truth.iter().zip(t).map(|(a, b)| a * b).sum();
             samples.push(Sample {
-                format: "ell".into(),
+                model: "ell".into(),
                 terms: t,
                 us,
             });
         }
         let m = fit(&samples, "test", "synthetic");
-        for (a, b) in m.formats["ell"].iter().zip(truth) {
-            assert!((a - b).abs() < 1e-6, "{:?}", m.formats["ell"]);
+        for (a, b) in m.models["ell"].iter().zip(truth) {
+            assert!((a - b).abs() < 1e-6, "{:?}", m.models["ell"]);
         }
+    }
+
+    #[test]
+    fn own_kernel_models_get_their_own_samples_and_predictions() {
+        use crate::rows::RowLengths;
+        let rl = RowLengths {
+            nrows: 4,
+            ncols: 4,
+            rows: vec![2, 2, 2, 2],
+            cols: vec![2, 2, 2, 2],
+        };
+        let features = Features::new(&rl, 4);
+        let res = |config: &str, kernel: &str, ms: f64| serde_json::json!({"ok": true, "config": config, "kernel": kernel, "median_ms": ms});
+        let v = serde_json::json!({
+            "features": features,
+            "device": "test", "driver": "test", "dtype": "f32",
+            "results": [
+                res("sell-32-1", "sell", 0.010),
+                res("sell-32-1", "cusparse-sell", 0.004),
+                res("csr", "csr-vector", 0.005),
+                res("csr", "cusparse-csr-alg1", 0.006),
+                // more than FIT_MAX_SLOWDOWN x the fastest (4 µs): left out
+                res("jds", "jds", 0.013),
+                {"ok": false, "config": "coo", "kernel": "coo", "median_ms": 0.001},
+            ]
+        });
+        let run = SweepRun::from_json(&v).unwrap().unwrap();
+        assert_eq!(run.best["sell-32-1"], (4.0, "cusparse-sell".to_string()));
+        assert_eq!(run.cusparse_csr_us, Some(6.0));
+        assert!(!run.best.contains_key("coo"));
+        let mut got: Vec<(String, f64)> = run
+            .samples()
+            .into_iter()
+            .map(|s| (s.model, (s.us * 1e6).round() / 1e6))
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            got,
+            [
+                ("csr".to_string(), 5.0),
+                ("cusparse-sell".to_string(), 4.0),
+                ("sell".to_string(), 10.0)
+            ]
+        );
+        // a layout is predicted by the cheapest model that runs it
+        let mut m = TimeModel {
+            device: "test".into(),
+            fitted_on: "test".into(),
+            models: BTreeMap::new(),
+        };
+        let sell = features
+            .candidates
+            .iter()
+            .find(|c| c.label == "sell-32-1")
+            .unwrap();
+        assert_eq!(m.predict_us(sell, &features), None);
+        m.models
+            .insert("sell".into(), [9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(m.predict_us(sell, &features), Some(9.0));
+        m.models
+            .insert("cusparse-sell".into(), [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(m.predict_us(sell, &features), Some(3.0));
+        let sorted = features
+            .candidates
+            .iter()
+            .find(|c| c.format == "sell" && c.params.get("sigma") != Some(&1))
+            .unwrap();
+        assert_eq!(m.predict_us(sorted, &features), Some(9.0));
+    }
+
+    #[test]
+    fn hyb_tail_launch_term() {
+        use crate::rows::RowLengths;
+        let rl = RowLengths {
+            nrows: 3,
+            ncols: 8,
+            rows: vec![1, 1, 8],
+            cols: vec![2, 2, 1, 1, 1, 1, 1, 1],
+        };
+        let f = Features::new(&rl, 8);
+        for c in f.candidates.iter().filter(|c| c.format == "hyb") {
+            let want = if c.work.tail > 0 { 1.0 } else { 0.0 };
+            assert_eq!(terms(c, &f)[6], want, "{}", c.label);
+        }
+        assert!(f
+            .candidates
+            .iter()
+            .any(|c| c.format == "hyb" && c.work.tail > 0));
     }
 
     #[test]

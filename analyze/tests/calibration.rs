@@ -39,9 +39,9 @@ fn shipped_calibration_is_the_fit_of_the_kept_results() {
     }
     assert!(runs >= 40, "only {runs} training runs found in {dir}");
     let refit = fit(&samples, &shipped.device, &shipped.fitted_on);
-    assert_eq!(refit.formats.len(), shipped.formats.len());
-    for (f, k) in &shipped.formats {
-        let r = &refit.formats[f];
+    assert_eq!(refit.models.len(), shipped.models.len());
+    for (f, k) in &shipped.models {
+        let r = &refit.models[f];
         for (a, b) in k.iter().zip(r) {
             assert!(
                 (a - b).abs() <= 1e-9 * a.abs().max(1.0),
