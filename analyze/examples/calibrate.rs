@@ -63,6 +63,8 @@ struct Outcome {
     oracle_us: f64,
     oracle_kernel: String,
     slowdown: f64,
+    /// Slowdown of what `analyze --measure` would pick (see [`measured_top`]).
+    measured_slowdown: f64,
     base: Option<f64>,
     /// Best time per format, fastest first.
     formats: Vec<(String, f64)>,
@@ -76,13 +78,12 @@ fn measured_ranking(c: &Case, model: &TimeModel) -> Vec<(usize, f64)> {
         .collect()
 }
 
-/// What `analyze --measure --measure-top k` would pick: the measured
-/// fastest of the best-ranked layouts of the first `k` formats; its
-/// slowdown against the oracle.
-fn measured_top(c: &Case, model: &TimeModel, k: usize) -> Option<f64> {
+/// What `analyze --measure --measure-top k` would pick from `ranking`: the
+/// measured fastest (µs) of the best-ranked layouts of the first `k` formats.
+fn measured_top(c: &Case, ranking: &[(usize, f64)], k: usize) -> f64 {
     let mut seen: Vec<&str> = Vec::new();
     let mut best = f64::INFINITY;
-    for (i, _) in measured_ranking(c, model) {
+    for &(i, _) in ranking {
         let cand = &c.run.features.candidates[i];
         if seen.contains(&cand.format.as_str()) {
             continue;
@@ -93,11 +94,12 @@ fn measured_top(c: &Case, model: &TimeModel, k: usize) -> Option<f64> {
             break;
         }
     }
-    Some(best / c.oracle()?.1).filter(|s| s.is_finite())
+    best
 }
 
 fn outcome(c: &Case, model: &TimeModel) -> Option<Outcome> {
-    let (i, pred) = measured_ranking(c, model).first().copied()?;
+    let ranking = measured_ranking(c, model);
+    let (i, pred) = ranking.first().copied()?;
     let rec = &c.run.features.candidates[i].label;
     let (rec_us, rec_kernel) = c.run.best[rec].clone();
     let (oracle, oracle_us, oracle_kernel) = c.oracle()?;
@@ -119,6 +121,7 @@ fn outcome(c: &Case, model: &TimeModel) -> Option<Outcome> {
         oracle_us,
         oracle_kernel: oracle_kernel.to_string(),
         slowdown: rec_us / oracle_us,
+        measured_slowdown: measured_top(c, &ranking, MEASURE_TOP) / oracle_us,
         base: c.run.cusparse_csr_us.map(|b| b / oracle_us),
         formats,
     })
@@ -159,17 +162,13 @@ fn summary_rows(out: &mut String, label: &str, policies: &[(&str, Vec<f64>)]) {
 }
 
 /// Slowdowns of the recommendation, of `analyze --measure` with its default
-/// top 3 and of always cuSPARSE CSR on `cases` under `model`.
-fn policies(cases: &[&Case], model: &TimeModel) -> [(&'static str, Vec<f64>); 3] {
-    let os: Vec<Outcome> = cases.iter().filter_map(|c| outcome(c, model)).collect();
+/// top 3 and of always cuSPARSE CSR.
+fn policies(os: &[&Outcome]) -> [(&'static str, Vec<f64>); 3] {
     [
         ("recommendation", os.iter().map(|o| o.slowdown).collect()),
         (
             "`analyze --measure` (top 3 formats timed)",
-            cases
-                .iter()
-                .filter_map(|c| measured_top(c, model, MEASURE_TOP))
-                .collect(),
+            os.iter().map(|o| o.measured_slowdown).collect(),
         ),
         (
             "always cuSPARSE CSR",
@@ -191,7 +190,8 @@ fn cross_validated(cases: &[&Case]) -> [(&'static str, Vec<f64>); 3] {
     for m in matrices {
         let (out, inn): (Vec<&Case>, Vec<&Case>) = cases.iter().partition(|c| c.matrix == m);
         let model = fit(&samples(&inn), "cv", "cv");
-        for (a, (who, x)) in acc.iter_mut().zip(policies(&out, &model)) {
+        let os: Vec<Outcome> = out.iter().filter_map(|c| outcome(c, &model)).collect();
+        for (a, (who, x)) in acc.iter_mut().zip(policies(&os.iter().collect::<Vec<_>>())) {
             a.0 = who;
             a.1.extend(x);
         }
@@ -338,19 +338,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r,
         "| set | policy | runs | within 10 % of oracle | geometric-mean slowdown | worst |\n|---|---|---:|---:|---:|---:|"
     );
-    let held_cases: Vec<&Case> = cases.iter().filter(|c| held(c)).collect();
-    let all_cases: Vec<&Case> = cases.iter().collect();
-    summary_rows(&mut r, "held out", &policies(&held_cases, &model));
+    let held_os: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|(c, _)| held(c))
+        .map(|(_, o)| o)
+        .collect();
+    let all_os: Vec<&Outcome> = outcomes.iter().map(|(_, o)| o).collect();
+    summary_rows(&mut r, "held out", &policies(&held_os));
     summary_rows(
         &mut r,
         "every matrix, left out of its own fit",
-        &cross_validated(&all_cases),
+        &cross_validated(&cases.iter().collect::<Vec<_>>()),
     );
-    summary_rows(
-        &mut r,
-        "all (in-sample)",
-        &policies(&all_cases, &model)[..1],
-    );
+    summary_rows(&mut r, "all (in-sample)", &policies(&all_os)[..1]);
     let _ = writeln!(
         r,
         "\nTargets (issue 8): within 10 % on >= 95 % of the evaluation matrices, geometric mean <= 1.02x, \

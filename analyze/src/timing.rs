@@ -255,7 +255,6 @@ impl SweepRun {
             return Ok(None);
         };
         let features: Features = serde_json::from_value(fv.clone())?;
-        let mut best: BTreeMap<String, (f64, String)> = BTreeMap::new();
         let mut kernels: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
         let mut cusparse_csr_us: Option<f64> = None;
         for r in v["results"].as_array().into_iter().flatten() {
@@ -279,13 +278,15 @@ impl SweepRun {
                 .entry(kernel.to_string())
                 .or_insert(f64::INFINITY);
             *k = k.min(t);
-            let e = best
-                .entry(cfg.to_string())
-                .or_insert((f64::INFINITY, String::new()));
-            if t < e.0 {
-                *e = (t, kernel.to_string());
-            }
         }
+        // each layout's fastest kernel (the first by name on a tie)
+        let best: BTreeMap<String, (f64, String)> = kernels
+            .iter()
+            .filter_map(|(cfg, ks)| {
+                let (k, t) = ks.iter().min_by(|a, b| a.1.total_cmp(b.1))?;
+                Some((cfg.clone(), (*t, k.clone())))
+            })
+            .collect();
         let text = |k: &str| v[k].as_str().unwrap_or("?").to_string();
         Ok(Some(Self {
             features,
