@@ -33,7 +33,7 @@ def read_spb(path):
     return fmt, (nrows, ncols), nnz, (p0, p1), arrays
 
 
-# .spb section name -> .npz array name (SPEC.md), per format
+# .spb section name -> .npz array name (docs/cli.md, "The .npz schema"), per format
 NPZ_NAMES = {
     "coo": {"rows": "row", "cols": "col", "values": "data"},
     "csr": {"row_ptr": "indptr", "col_idx": "indices", "values": "data"},

@@ -1,5 +1,5 @@
 //! The analysis report: one serde-serialisable struct (the `analyze
-//! --json` contract of SPEC.md, plus extra tables) and its human text.
+//! --json` contract of `docs/cli.md`, plus extra tables) and its human text.
 
 use std::fmt::Write as _;
 
@@ -54,7 +54,7 @@ pub struct PredictedLayout {
 }
 
 /// Everything `analyze` reports. Field names are the `analyze --json`
-/// contract (SPEC.md): `nrows`, `ncols`, `nnz`, `empty_rows`,
+/// contract (`docs/cli.md`): `nrows`, `ncols`, `nnz`, `empty_rows`,
 /// `row_length`, `histogram`, `formats`, `recommendation`; the other
 /// fields are extras.
 #[derive(Debug, Clone, PartialEq, Serialize)]

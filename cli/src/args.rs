@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sparsetool_formats::FormatKind;
 
 /// Inspect, analyze, convert and benchmark sparse matrices.
 ///
@@ -120,21 +121,14 @@ pub enum DType {
     F64,
 }
 
-/// A storage format on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Coordinate triplets.
-    Coo,
-    /// Compressed sparse row.
-    Csr,
-    /// ELLPACK: every row padded to one width, slot-major.
-    Ell,
-    /// ELL part plus a COO tail for long rows.
-    Hyb,
-    /// Jagged diagonals (rows sorted by length).
-    Jds,
-    /// Sliced ELL with sorting windows (SELL-C-sigma).
-    Sell,
+/// The `--to`/`--format` value parser: the names of
+/// [`FormatKind`](sparsetool_formats::FormatKind), listed in `--help`.
+fn format_kind() -> impl clap::builder::TypedValueParser<Value = FormatKind> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        FormatKind::ALL.map(|k| PossibleValue::new(k.name()).help(k.description())),
+    )
+    .try_map(|s| s.parse::<FormatKind>())
 }
 
 /// `convert` arguments.
@@ -143,8 +137,8 @@ pub struct ConvertArgs {
     /// Input file.
     pub file: PathBuf,
     /// Target format.
-    #[arg(long, value_enum)]
-    pub to: FormatArg,
+    #[arg(long, value_parser = format_kind())]
+    pub to: FormatKind,
     /// Output file; its extension picks the container: .spb, .npz, .mtx (also .mtx.gz).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -191,8 +185,8 @@ pub struct SpmvArgs {
     /// Input file.
     pub file: PathBuf,
     /// Storage format to multiply in.
-    #[arg(long, value_enum, default_value = "csr")]
-    pub format: FormatArg,
+    #[arg(long, value_parser = format_kind(), default_value = "csr")]
+    pub format: FormatKind,
     /// Where to run.
     #[arg(long, value_enum, default_value = "cpu")]
     pub device: DeviceArg,

@@ -4,33 +4,14 @@
 //! type `I`; [`with_types!`] picks the instantiation from the input (complex
 //! or real values, whether 32-bit indices suffice) and `--dtype`.
 
-use sparsetool_formats::npz::NpyElement;
-use sparsetool_formats::{Index, Scalar};
-
-/// A value type the CLI can read and write.
-pub trait Val: Scalar + NpyElement {}
-impl<T: Scalar + NpyElement> Val for T {}
-
-/// An index type the CLI can read and write.
-pub trait Idx: Index + NpyElement {}
-impl<I: Index + NpyElement> Idx for I {}
-
-/// What the input needs: complex values, 64-bit indices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TypePlan {
-    /// Values are complex.
-    pub complex: bool,
-    /// Indices or counts exceed `i32`.
-    pub wide: bool,
-}
-
-/// Calls `f::<T, I>(args...)` for the types a [`TypePlan`] and a `DType` ask for.
+/// Calls `f::<T, I>(args...)` for the types a
+/// [`Probe`](sparsetool_formats::io::Probe) and a `DType` ask for.
 macro_rules! with_types {
     ($plan:expr, $dtype:expr, $f:ident ( $($arg:expr),* $(,)? )) => {{
         use sparsetool_formats::{Complex32, Complex64};
         use $crate::args::DType;
-        let plan: $crate::dispatch::TypePlan = $plan;
-        match (plan.complex, $dtype, plan.wide) {
+        let plan: sparsetool_formats::io::Probe = $plan;
+        match (plan.complex, $dtype, plan.needs_i64) {
             (false, DType::F64, false) => $f::<f64, i32>($($arg),*),
             (false, DType::F64, true) => $f::<f64, i64>($($arg),*),
             (false, DType::F32, false) => $f::<f32, i32>($($arg),*),

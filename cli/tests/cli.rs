@@ -46,7 +46,8 @@ fn info_human_table() {
 
 #[test]
 fn csr_arrays_of_seed_examples() {
-    use sparsetool_formats::npz::{read_npz, NpzMatrix};
+    use sparsetool_formats::npz::read_npz;
+    use sparsetool_formats::AnyMatrix;
     let dir = tmp();
     for seed in sparsetool_fixtures::seed::ALL {
         let name = seed.name;
@@ -59,7 +60,7 @@ fn csr_arrays_of_seed_examples() {
             "-o",
             out.to_str().unwrap(),
         ]);
-        let NpzMatrix::Csr(m) = read_npz::<f64, i32>(&out).unwrap() else {
+        let AnyMatrix::Csr(m) = read_npz::<f64, i32>(&out).unwrap() else {
             panic!("not csr")
         };
         let widen = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
@@ -219,6 +220,35 @@ fn spb_info_json_for_each_format() {
     }
 }
 
+/// A part of an error line (split at `: `, at least 12 characters) that
+/// appears again inside another part: an error whose cause is printed by itself and again as
+/// its source.
+fn repeated_part(err: &str) -> Option<String> {
+    let parts: Vec<&str> = err.trim().split(": ").filter(|p| p.len() >= 12).collect();
+    for (i, p) in parts.iter().enumerate() {
+        for q in &parts[i + 1..] {
+            if p.contains(q) || q.contains(p) {
+                return Some(if p.len() < q.len() { p } else { q }.to_string());
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn repeated_part_finds_repeats() {
+    assert_eq!(
+        repeated_part(
+            "error: a.npz: array `indptr` ends at 99, expected 3: ends at 99, expected 3"
+        ),
+        Some("ends at 99, expected 3".into())
+    );
+    assert_eq!(
+        repeated_part("error: a.mtx:3: index 0 is out of range"),
+        None
+    );
+}
+
 #[test]
 fn malformed_corpus_fails_cleanly() {
     let bad = root().join("fixtures/bad");
@@ -263,6 +293,12 @@ fn malformed_corpus_fails_cleanly() {
         ];
         if text && !no_line.contains(&file.as_str()) && !err.contains(&format!("{file}:")) {
             why.push("no line number".into());
+        }
+        if err.trim().lines().count() != 1 {
+            why.push("not one line".into());
+        }
+        if let Some(part) = repeated_part(&err) {
+            why.push(format!("says `{part}` twice"));
         }
         if out.exists() {
             why.push("output created".into());

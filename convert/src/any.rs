@@ -1,92 +1,24 @@
-//! A matrix in any format, and conversion between any two formats.
+//! Conversion between any two formats, through CSR.
 
 use std::borrow::Cow;
 
-use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
 
 use crate::{par, ConvertError, ConvertParams};
 
-/// A sparse matrix in one of the six formats.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AnyMatrix<T, I> {
-    /// Coordinate.
-    Coo(Coo<T, I>),
-    /// Compressed sparse row.
-    Csr(Csr<T, I>),
-    /// ELLPACK.
-    Ell(Ell<T, I>),
-    /// Hybrid ELL + COO.
-    Hyb(Hyb<T, I>),
-    /// Jagged diagonal.
-    Jds(Jds<T, I>),
-    /// SELL-C-σ.
-    Sell(Sell<T, I>),
-}
-
-macro_rules! each {
-    ($self:expr, $m:ident => $e:expr) => {
-        match $self {
-            AnyMatrix::Coo($m) => $e,
-            AnyMatrix::Csr($m) => $e,
-            AnyMatrix::Ell($m) => $e,
-            AnyMatrix::Hyb($m) => $e,
-            AnyMatrix::Jds($m) => $e,
-            AnyMatrix::Sell($m) => $e,
-        }
-    };
-}
-
-impl<T: Scalar, I: Index> AnyMatrix<T, I> {
-    /// The format of the matrix.
-    #[must_use]
-    pub fn kind(&self) -> FormatKind {
-        match self {
-            AnyMatrix::Coo(_) => FormatKind::Coo,
-            AnyMatrix::Csr(_) => FormatKind::Csr,
-            AnyMatrix::Ell(_) => FormatKind::Ell,
-            AnyMatrix::Hyb(_) => FormatKind::Hyb,
-            AnyMatrix::Jds(_) => FormatKind::Jds,
-            AnyMatrix::Sell(_) => FormatKind::Sell,
-        }
-    }
-    /// Number of rows.
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        each!(self, m => m.nrows())
-    }
-    /// Number of columns.
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        each!(self, m => m.ncols())
-    }
-    /// Number of stored entries (padding excluded; COO duplicates counted).
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        each!(self, m => m.nnz())
-    }
-    /// `y = A x` with the format's own CPU kernel (parallel, except COO).
-    ///
-    /// # Panics
-    /// If `x.len() != ncols` or `y.len() != nrows`.
-    pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        each!(self, m => m.spmv(x, y))
-    }
-    /// The matrix in CSR (a copy for CSR; duplicates of COO summed).
-    #[must_use]
-    pub fn to_csr(&self) -> Csr<T, I> {
-        self.as_csr().into_owned()
-    }
+/// CSR views of an [`AnyMatrix`], converting through this crate's kernels
+/// when the matrix is in another format.
+pub trait ToCsr<T: Scalar, I: Index> {
+    /// The matrix in CSR, borrowed when it already is (COO duplicates summed).
+    fn as_csr(&self) -> Cow<'_, Csr<T, I>>;
+    /// The matrix in CSR (a copy for CSR).
+    fn to_csr(&self) -> Csr<T, I>;
     /// The matrix in CSR, consuming it (no copy for CSR).
-    #[must_use]
-    pub fn into_csr(self) -> Csr<T, I> {
-        match self {
-            AnyMatrix::Csr(c) => c,
-            other => other.to_csr(),
-        }
-    }
-    /// The matrix in CSR, borrowed when it already is.
-    #[must_use]
-    pub fn as_csr(&self) -> Cow<'_, Csr<T, I>> {
+    fn into_csr(self) -> Csr<T, I>;
+}
+
+impl<T: Scalar, I: Index> ToCsr<T, I> for AnyMatrix<T, I> {
+    fn as_csr(&self) -> Cow<'_, Csr<T, I>> {
         match self {
             AnyMatrix::Coo(m) => Cow::Owned(par::coo_to_csr(m)),
             AnyMatrix::Csr(m) => Cow::Borrowed(m),
@@ -94,6 +26,15 @@ impl<T: Scalar, I: Index> AnyMatrix<T, I> {
             AnyMatrix::Hyb(m) => Cow::Owned(par::hyb_to_csr(m)),
             AnyMatrix::Jds(m) => Cow::Owned(par::jds_to_csr(m)),
             AnyMatrix::Sell(m) => Cow::Owned(par::sell_to_csr(m)),
+        }
+    }
+    fn to_csr(&self) -> Csr<T, I> {
+        self.as_csr().into_owned()
+    }
+    fn into_csr(self) -> Csr<T, I> {
+        match self {
+            AnyMatrix::Csr(c) => c,
+            other => other.to_csr(),
         }
     }
 }

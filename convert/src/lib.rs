@@ -47,7 +47,6 @@ mod any;
 mod coo_csr;
 mod error;
 mod imp;
-mod impls;
 #[macro_use]
 mod macros;
 pub mod par;
@@ -56,10 +55,11 @@ mod rows;
 pub mod serial;
 mod util;
 
-pub use any::{convert, from_csr, AnyMatrix};
+pub use any::{convert, from_csr, ToCsr};
 pub use error::ConvertError;
 pub use par::{
     coo_to_csr, csr_to_coo, csr_to_ell, csr_to_hyb, csr_to_jds, csr_to_sell, ell_to_csr,
     hyb_to_csr, jds_to_csr, sell_to_csr,
 };
 pub use params::{hyb_auto_width, ConvertParams, HybWidth, ELL_FILL_MIN_SLOTS, MAX_ELL_FILL};
+pub use sparsetool_formats::AnyMatrix;

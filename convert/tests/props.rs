@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
-use sparsetool_convert::{convert, par, serial, AnyMatrix, ConvertParams, HybWidth};
+use sparsetool_convert::{convert, par, serial, AnyMatrix, ConvertParams, HybWidth, ToCsr};
 use sparsetool_formats::{Coo, Csr, FormatKind};
 
 use crate::common::{random_coo, Revalidate};

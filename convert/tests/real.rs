@@ -2,7 +2,7 @@
 //! (values are moved, never recomputed, so equality is exact), and the CPU
 //! SpMV of every format equals CSR's.
 
-use sparsetool_convert::{convert, AnyMatrix, ConvertError, ConvertParams, HybWidth};
+use sparsetool_convert::{convert, AnyMatrix, ConvertError, ConvertParams, HybWidth, ToCsr};
 use sparsetool_fixtures::real_matrices;
 use sparsetool_formats::mm::{read_path, ReadOptions};
 use sparsetool_formats::{Complex64, FormatKind, Scalar};

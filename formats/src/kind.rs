@@ -43,6 +43,19 @@ impl FormatKind {
             FormatKind::Sell => "sell",
         }
     }
+
+    /// One line saying what the format is (for help texts).
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            FormatKind::Coo => "Coordinate triplets.",
+            FormatKind::Csr => "Compressed sparse row.",
+            FormatKind::Ell => "ELLPACK: every row padded to one width, slot-major.",
+            FormatKind::Hyb => "ELL part plus a COO tail for long rows.",
+            FormatKind::Jds => "Jagged diagonals (rows sorted by length).",
+            FormatKind::Sell => "Sliced ELL with sorting windows (SELL-C-sigma).",
+        }
+    }
 }
 
 impl fmt::Display for FormatKind {

@@ -25,7 +25,8 @@
 //! ## Example: read, multiply, store as `.spb`, load back validated
 //!
 //! ```
-//! use sparsetool_formats::binary::{write_spb, MatrixRef, SpbFile, SpbMatrix, SpbOptions};
+//! use sparsetool_formats::binary::{write_spb, SpbFile, SpbOptions};
+//! use sparsetool_formats::{AnyMatrix, MatrixRef};
 //! use sparsetool_formats::mm::{read_bytes, ReadOptions};
 //!
 //! let text = "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2.0\n2 2 3.0\n3 1 1.0\n3 3 4.0\n";
@@ -37,26 +38,28 @@
 //! let mut bytes = Vec::new();
 //! write_spb(&mut bytes, MatrixRef::Coo(&m.coo))?;
 //! let file = SpbFile::from_bytes(&bytes, "a.spb", &SpbOptions::default())?;
-//! assert_eq!(file.to_matrix::<f64, i32>()?, SpbMatrix::Coo(m.coo));
+//! assert_eq!(file.to_matrix::<f64, i32>()?, AnyMatrix::Coo(m.coo));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
 
+mod any;
 pub mod binary;
 mod coo;
 mod csr;
 mod ell;
 mod error;
 mod hyb;
+pub mod io;
 mod jds;
 mod kind;
-mod matrix_ref;
 pub mod mm;
 pub mod npz;
 pub mod pattern;
 mod scalar;
 mod sell;
 
+pub use any::{AnyMatrix, MatrixRef};
 pub use coo::Coo;
 pub use csr::Csr;
 pub use ell::Ell;
@@ -64,6 +67,5 @@ pub use error::FormatError;
 pub use hyb::Hyb;
 pub use jds::Jds;
 pub use kind::{FormatKind, UnknownFormat};
-pub use matrix_ref::MatrixRef;
 pub use scalar::{fits_index, Complex, Complex32, Complex64, Index, Scalar};
 pub use sell::{check_sell_params, Sell};

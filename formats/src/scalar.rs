@@ -24,6 +24,7 @@ pub trait Scalar:
     + Default
     + PartialEq
     + bytemuck::Pod
+    + crate::npz::NpyElement
     + Add<Output = Self>
     + AddAssign
     + Mul<Output = Self>
@@ -142,7 +143,16 @@ complex_scalar!(f64, "c128", "<c16");
 /// Valid indices are non-negative; [`Index::PADDING`] (`-1`) marks padding
 /// slots in ELL, HYB and SELL layouts.
 pub trait Index:
-    Copy + Send + Sync + Debug + Default + Ord + std::hash::Hash + bytemuck::Pod + 'static
+    Copy
+    + Send
+    + Sync
+    + Debug
+    + Default
+    + Ord
+    + std::hash::Hash
+    + bytemuck::Pod
+    + crate::npz::NpyElement
+    + 'static
 {
     /// Short type name: `i32` or `i64`.
     const NAME: &'static str;

@@ -14,9 +14,10 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 use proptest::sample::Index as PIndex;
-use sparsetool_formats::binary::{write_spb, MatrixRef};
+use sparsetool_formats::binary::write_spb;
 use sparsetool_formats::mm::{write_coo, WriteOptions};
 use sparsetool_formats::npz::{self, NpzWriter};
+use sparsetool_formats::MatrixRef;
 use sparsetool_formats::{Complex64, Coo, Csr, Ell, Hyb, Jds, Sell};
 
 // ---------------------------------------------------------------- seeds

@@ -3,7 +3,8 @@
 use std::io::Cursor;
 
 use proptest::prelude::*;
-use sparsetool_formats::npz::{read_npz_bytes, write_coo, write_csr, NpzMatrix};
+use sparsetool_formats::npz::{read_npz_bytes, write_coo, write_csr};
+use sparsetool_formats::AnyMatrix;
 use sparsetool_formats::{Complex64, Coo, Csr, Index, Scalar};
 
 /// Random COO: shape up to 40 x 40 (zero allowed), up to 200 entries with
@@ -71,14 +72,14 @@ where
     let mut buf = Cursor::new(Vec::new());
     write_coo(&mut buf, &c).unwrap();
     match read_npz_bytes::<T, I>(buf.into_inner(), "c.npz").unwrap() {
-        NpzMatrix::Coo(back) => prop_assert_eq!(back, c.clone()),
+        AnyMatrix::Coo(back) => prop_assert_eq!(back, c.clone()),
         other => prop_assert!(false, "coo came back as {other:?}"),
     }
     let csr = csr_of(&c);
     let mut buf = Cursor::new(Vec::new());
     write_csr(&mut buf, &csr).unwrap();
     match read_npz_bytes::<T, I>(buf.into_inner(), "r.npz").unwrap() {
-        NpzMatrix::Csr(back) => prop_assert_eq!(back, csr),
+        AnyMatrix::Csr(back) => prop_assert_eq!(back, csr),
         other => prop_assert!(false, "csr came back as {other:?}"),
     }
     Ok(())

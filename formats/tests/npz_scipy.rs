@@ -11,10 +11,8 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sparsetool_formats::npz::{
-    read_npy, read_npz, write_coo, write_csr, write_npy, NpzArchive, NpzMatrix,
-};
-use sparsetool_formats::{Complex64, Coo, Csr, Index, Scalar};
+use sparsetool_formats::npz::{read_npy, read_npz, write_coo, write_csr, write_npy, NpzArchive};
+use sparsetool_formats::{AnyMatrix, Complex64, Coo, Csr, Index, Scalar};
 
 fn python() -> Option<PathBuf> {
     let candidate = match std::env::var_os("SPARSETOOL_PYTHON") {
@@ -197,7 +195,7 @@ where
     check_in_python::<T, I>(py, &path, "csr", &dense_csr(&m), m.nrows(), m.ncols());
     // And back through our reader.
     match read_npz::<T, I>(&path).unwrap() {
-        NpzMatrix::Csr(b) => assert_eq!(b, m),
+        AnyMatrix::Csr(b) => assert_eq!(b, m),
         other => panic!("{other:?}"),
     }
 }
@@ -281,14 +279,14 @@ fn compare<T: Scalar>(dir: &Path, tag: &str, format: &str) {
     let path = dir.join(format!("{tag}.npz"));
     let m = read_npz::<T, i32>(&path).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let (nrows, ncols, got) = match &m {
-        NpzMatrix::Csr(c) => {
+        AnyMatrix::Csr(c) => {
             assert!(
                 format == "csr" && !tag.contains("unsorted"),
                 "{tag}: got CSR for {format}"
             );
             (c.nrows(), c.ncols(), dense_csr(c))
         }
-        NpzMatrix::Coo(c) => {
+        AnyMatrix::Coo(c) => {
             assert!(
                 format != "csr" || tag.contains("unsorted"),
                 "{tag}: got COO for {format}"
@@ -304,13 +302,13 @@ fn compare<T: Scalar>(dir: &Path, tag: &str, format: &str) {
     // Also with int64 indices.
     let m64 = read_npz::<T, i64>(&path).unwrap();
     let n64 = match m64 {
-        NpzMatrix::Csr(c) => c.nnz(),
-        NpzMatrix::Coo(c) => c.nnz(),
+        AnyMatrix::Csr(c) => c.nnz(),
+        AnyMatrix::Coo(c) => c.nnz(),
         other => panic!("{other:?}"),
     };
     let n32 = match m {
-        NpzMatrix::Csr(c) => c.nnz(),
-        NpzMatrix::Coo(c) => c.nnz(),
+        AnyMatrix::Csr(c) => c.nnz(),
+        AnyMatrix::Coo(c) => c.nnz(),
         other => panic!("{other:?}"),
     };
     assert_eq!(n32, n64);

@@ -1,9 +1,9 @@
 //! `.spb` round trips for every format and crafted-corruption tests.
 
 use sparsetool_formats::binary::{
-    write_spb, MatrixRef, SpbError, SpbFile, SpbMatrix, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
+    write_spb, SpbError, SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
 };
-use sparsetool_formats::{Coo, Csr, Ell, Hyb, Jds, Sell};
+use sparsetool_formats::{AnyMatrix, Coo, Csr, Ell, Hyb, Jds, MatrixRef, Sell};
 
 // Seed example B (seed-examples.md) in every format.
 fn csr_b() -> Csr<f64, i32> {
@@ -87,21 +87,21 @@ fn open(b: &[u8]) -> Result<SpbFile, SpbError> {
     SpbFile::from_bytes(b, "t.spb", &SpbOptions::default())
 }
 
-fn load(b: &[u8]) -> Result<SpbMatrix<f64, i32>, SpbError> {
+fn load(b: &[u8]) -> Result<AnyMatrix<f64, i32>, SpbError> {
     open(b)?.to_matrix::<f64, i32>()
 }
 
 #[test]
 fn round_trip_every_format() {
-    let cases: Vec<(Vec<u8>, SpbMatrix<f64, i32>)> = vec![
-        (bytes_of(MatrixRef::Coo(&coo_b())), SpbMatrix::Coo(coo_b())),
-        (bytes_of(MatrixRef::Csr(&csr_b())), SpbMatrix::Csr(csr_b())),
-        (bytes_of(MatrixRef::Ell(&ell_b())), SpbMatrix::Ell(ell_b())),
-        (bytes_of(MatrixRef::Hyb(&hyb_b())), SpbMatrix::Hyb(hyb_b())),
-        (bytes_of(MatrixRef::Jds(&jds_b())), SpbMatrix::Jds(jds_b())),
+    let cases: Vec<(Vec<u8>, AnyMatrix<f64, i32>)> = vec![
+        (bytes_of(MatrixRef::Coo(&coo_b())), AnyMatrix::Coo(coo_b())),
+        (bytes_of(MatrixRef::Csr(&csr_b())), AnyMatrix::Csr(csr_b())),
+        (bytes_of(MatrixRef::Ell(&ell_b())), AnyMatrix::Ell(ell_b())),
+        (bytes_of(MatrixRef::Hyb(&hyb_b())), AnyMatrix::Hyb(hyb_b())),
+        (bytes_of(MatrixRef::Jds(&jds_b())), AnyMatrix::Jds(jds_b())),
         (
             bytes_of(MatrixRef::Sell(&sell_c())),
-            SpbMatrix::Sell(sell_c()),
+            AnyMatrix::Sell(sell_c()),
         ),
     ];
     for (b, want) in cases {
@@ -125,13 +125,13 @@ fn round_trip_f32_i64_and_complex() {
     let f = SpbFile::from_bytes(&b, "x", &SpbOptions::default()).unwrap();
     assert_eq!(
         f.to_matrix::<f32, i64>().unwrap(),
-        SpbMatrix::Csr(a.clone())
+        AnyMatrix::Csr(a.clone())
     );
     let view = f.csr_view::<f32, i64>().unwrap();
     assert_eq!(view.row_ptr, a.row_ptr());
     // Copies convert types; zero-copy views never reinterpret.
     let wide = f.to_matrix::<f64, i32>().unwrap();
-    let SpbMatrix::Csr(w) = wide else {
+    let AnyMatrix::Csr(w) = wide else {
         panic!("csr")
     };
     assert_eq!(w.row_ptr(), csr_b().row_ptr());
@@ -146,7 +146,7 @@ fn round_trip_f32_i64_and_complex() {
     let mut b = Vec::new();
     write_spb(&mut b, MatrixRef::Csr(&c)).unwrap();
     let f = SpbFile::from_bytes(&b, "x", &SpbOptions::default()).unwrap();
-    assert_eq!(f.to_matrix().unwrap(), SpbMatrix::Csr(c));
+    assert_eq!(f.to_matrix().unwrap(), AnyMatrix::Csr(c));
     let e = f.to_matrix::<f64, i64>().unwrap_err().to_string();
     assert!(e.contains("complex"), "{e}");
 }
@@ -155,10 +155,10 @@ fn round_trip_f32_i64_and_complex() {
 fn empty_matrix_round_trips() {
     let a = Csr::<f64, i32>::empty(0, 0);
     let b = bytes_of(MatrixRef::Csr(&a));
-    assert_eq!(load(&b).unwrap(), SpbMatrix::Csr(a));
+    assert_eq!(load(&b).unwrap(), AnyMatrix::Csr(a));
     let a = Csr::<f64, i32>::empty(3, 7);
     let b = bytes_of(MatrixRef::Csr(&a));
-    assert_eq!(load(&b).unwrap(), SpbMatrix::Csr(a));
+    assert_eq!(load(&b).unwrap(), AnyMatrix::Csr(a));
 }
 
 // ---- helpers to craft corrupt files that still pass the checksums ----
@@ -204,7 +204,7 @@ fn section_index(b: &[u8], name: &str) -> usize {
 fn section_data_offset(b: &[u8], name: &str) -> usize {
     u64_at(b, entry(section_index(b, name)) + 32) as usize
 }
-fn err_text(r: Result<SpbMatrix<f64, i32>, SpbError>) -> String {
+fn err_text(r: Result<AnyMatrix<f64, i32>, SpbError>) -> String {
     match r {
         Ok(_) => panic!("corrupt file accepted"),
         Err(e) => e.to_string(),

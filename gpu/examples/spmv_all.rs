@@ -10,8 +10,9 @@ use sparsetool_convert::{
     coo_to_csr, csr_to_coo, csr_to_ell, csr_to_hyb, csr_to_jds, csr_to_sell, HybWidth,
 };
 use sparsetool_formats::mm::{read_path, ReadOptions};
+use sparsetool_formats::MatrixRef;
 use sparsetool_gpu::reference::{rel_error, spmv_ref};
-use sparsetool_gpu::{spmv_gpu_with, AnyFormatRef, GpuContext, GpuKernel};
+use sparsetool_gpu::{spmv_gpu_with, GpuContext, GpuKernel};
 
 fn main() -> ExitCode {
     match run() {
@@ -53,12 +54,12 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     );
     for k in GpuKernel::ALL {
         let a = match k.format() {
-            sparsetool_formats::FormatKind::Coo => AnyFormatRef::Coo(&coo),
-            sparsetool_formats::FormatKind::Csr => AnyFormatRef::Csr(&csr),
-            sparsetool_formats::FormatKind::Ell => AnyFormatRef::Ell(&ell),
-            sparsetool_formats::FormatKind::Hyb => AnyFormatRef::Hyb(&hyb),
-            sparsetool_formats::FormatKind::Jds => AnyFormatRef::Jds(&jds),
-            sparsetool_formats::FormatKind::Sell => AnyFormatRef::Sell(&sell),
+            sparsetool_formats::FormatKind::Coo => MatrixRef::Coo(&coo),
+            sparsetool_formats::FormatKind::Csr => MatrixRef::Csr(&csr),
+            sparsetool_formats::FormatKind::Ell => MatrixRef::Ell(&ell),
+            sparsetool_formats::FormatKind::Hyb => MatrixRef::Hyb(&hyb),
+            sparsetool_formats::FormatKind::Jds => MatrixRef::Jds(&jds),
+            sparsetool_formats::FormatKind::Sell => MatrixRef::Sell(&sell),
         };
         let y = spmv_gpu_with(&ctx, &a, &x, k)?;
         println!("  {:14} rel_error {:.2e}", k.name(), rel_error(&y, &y_ref));

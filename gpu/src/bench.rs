@@ -1,6 +1,6 @@
 //! The benchmark behind `sparsetool bench --device gpu`.
 //!
-//! Method (the project's METHOD.md): every module compiled and every
+//! Method (see `gpu/README.md`, "Measurement"): every module compiled and every
 //! descriptor and buffer created before timing; `x` random in [-1, 1) (never
 //! ones or zeros); warm-up launches; `y` poisoned with NaN before each checked
 //! run, checked against an f64 CPU reference before and after the timed runs

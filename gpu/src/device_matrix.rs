@@ -11,9 +11,7 @@ use crate::kernels::DType;
 use crate::layout::{check_i32, coo_rows_from_row_ptr, narrow_indices, SlicedEllHost};
 use crate::GpuError;
 
-/// The GPU crate's name for [`sparsetool_formats::MatrixRef`]: a borrowed
-/// matrix in any format, uploaded by every entry point.
-pub use sparsetool_formats::MatrixRef as AnyFormatRef;
+use sparsetool_formats::MatrixRef;
 
 /// A device array of 32-bit indices with its logical length (the allocation
 /// has at least one element, since zero-byte allocations are not allowed).
@@ -373,14 +371,14 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
 /// Uploads any format once.
 pub(crate) fn upload<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
-    a: &AnyFormatRef<'_, T, I>,
+    a: &MatrixRef<'_, T, I>,
 ) -> Result<DeviceMatrix, GpuError> {
     Ok(match a {
-        AnyFormatRef::Coo(m) => DeviceMatrix::Coo(upload_coo(s, m)?),
-        AnyFormatRef::Csr(m) => DeviceMatrix::Csr(upload_csr(s, m)?),
-        AnyFormatRef::Ell(m) => DeviceMatrix::Ell(upload_ell(s, m)?),
-        AnyFormatRef::Hyb(m) => DeviceMatrix::Hyb(upload_ell(s, m.ell())?, upload_coo(s, m.coo())?),
-        AnyFormatRef::Jds(m) => DeviceMatrix::Jds(upload_jds(s, m)?),
-        AnyFormatRef::Sell(m) => DeviceMatrix::Sell(upload_sell(s, m)?),
+        MatrixRef::Coo(m) => DeviceMatrix::Coo(upload_coo(s, m)?),
+        MatrixRef::Csr(m) => DeviceMatrix::Csr(upload_csr(s, m)?),
+        MatrixRef::Ell(m) => DeviceMatrix::Ell(upload_ell(s, m)?),
+        MatrixRef::Hyb(m) => DeviceMatrix::Hyb(upload_ell(s, m.ell())?, upload_coo(s, m.coo())?),
+        MatrixRef::Jds(m) => DeviceMatrix::Jds(upload_jds(s, m)?),
+        MatrixRef::Sell(m) => DeviceMatrix::Sell(upload_sell(s, m)?),
     })
 }

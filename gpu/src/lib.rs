@@ -29,11 +29,12 @@
 //!
 //! ```no_run
 //! use sparsetool_formats::Csr;
-//! use sparsetool_gpu::{spmv_gpu, AnyFormatRef, GpuContext};
+//! use sparsetool_gpu::{spmv_gpu, GpuContext};
+//! use sparsetool_formats::MatrixRef;
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let a = Csr::<f32, i32>::try_from_parts(2, 2, vec![0, 1, 2], vec![0, 1], vec![2.0, 3.0])?;
 //! let ctx = GpuContext::new(0)?;
-//! let y = spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0, 1.0])?;
+//! let y = spmv_gpu(&ctx, &MatrixRef::Csr(&a), &[1.0, 1.0])?;
 //! assert_eq!(y, vec![2.0, 3.0]);
 //! # Ok(())
 //! # }
@@ -58,7 +59,6 @@ pub use bench::{
 };
 pub use context::{driver_available, GpuContext};
 pub use cusparse::{cusparse_available, CusparseAlg};
-pub use device_matrix::AnyFormatRef;
 pub use error::GpuError;
 pub use kernels::{DType, KernelId};
 pub use launch::GpuKernel;

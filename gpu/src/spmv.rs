@@ -3,10 +3,11 @@
 use sparsetool_formats::{Index, Scalar};
 
 use crate::context::GpuContext;
-use crate::device_matrix::{upload, upload_vals, AnyFormatRef, DevVals};
+use crate::device_matrix::{upload, upload_vals, DevVals};
 use crate::kernels::DType;
 use crate::launch::{prepare, GpuKernel};
 use crate::GpuError;
+use sparsetool_formats::MatrixRef;
 
 /// `y = A x` on the GPU with the default kernel of the matrix's format
 /// ([`GpuKernel::default_for`]).
@@ -17,7 +18,7 @@ use crate::GpuError;
 /// fit 32-bit indices, and any driver or compile error.
 pub fn spmv_gpu<T: Scalar, I: Index>(
     ctx: &GpuContext,
-    a: &AnyFormatRef<'_, T, I>,
+    a: &MatrixRef<'_, T, I>,
     x: &[T],
 ) -> Result<Vec<T>, GpuError> {
     spmv_gpu_with(ctx, a, x, GpuKernel::default_for(a.kind()))
@@ -31,7 +32,7 @@ pub fn spmv_gpu<T: Scalar, I: Index>(
 /// As [`spmv_gpu`], plus [`GpuError::KernelMismatch`].
 pub fn spmv_gpu_with<T: Scalar, I: Index>(
     ctx: &GpuContext,
-    a: &AnyFormatRef<'_, T, I>,
+    a: &MatrixRef<'_, T, I>,
     x: &[T],
     kernel: GpuKernel,
 ) -> Result<Vec<T>, GpuError> {

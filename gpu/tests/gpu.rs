@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 
 use sparsetool_convert::HybWidth;
-use sparsetool_formats::{Complex64, Coo, Csr, Index, Scalar, Sell};
+use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Scalar, Sell};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
-    bench, driver_available, spmv_gpu, spmv_gpu_with, AnyFormatRef, BenchOptions, DType,
-    GpuContext, GpuError, GpuKernel,
+    bench, driver_available, spmv_gpu, spmv_gpu_with, BenchOptions, DType, GpuContext, GpuError,
+    GpuKernel,
 };
 
 fn require_gpu() -> bool {
@@ -310,7 +310,7 @@ fn kernels() -> Vec<GpuKernel> {
 /// Runs one kernel on one matrix in one format: on the GPU, or on the CPU
 /// through the kernel's reference twin.
 type Runner<'r, T, I> =
-    dyn Fn(&AnyFormatRef<'_, T, I>, &[T], GpuKernel) -> Result<Vec<f64>, String> + 'r;
+    dyn Fn(&MatrixRef<'_, T, I>, &[T], GpuKernel) -> Result<Vec<f64>, String> + 'r;
 
 fn gpu_runner<T: Scalar, I: Index>(ctx: &GpuContext) -> Box<Runner<'_, T, I>> {
     Box::new(move |a, x, k| {
@@ -335,28 +335,28 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
             (rows, cols, vals)
         };
         Ok(match (a, k) {
-            (AnyFormatRef::Csr(m), GpuKernel::CsrScalar) => {
+            (MatrixRef::Csr(m), GpuKernel::CsrScalar) => {
                 r::spmv_csr_scalar(m.row_ptr(), m.col_idx(), m.values(), x)
             }
-            (AnyFormatRef::Csr(m), GpuKernel::CsrVector(l)) => {
+            (MatrixRef::Csr(m), GpuKernel::CsrVector(l)) => {
                 let l = l.unwrap_or_else(|| plan::csr_vector_lanes(m.nrows(), m.nnz()));
                 r::spmv_csr_vector(l as usize, m.row_ptr(), m.col_idx(), m.values(), x)
             }
-            (AnyFormatRef::Csr(m), GpuKernel::CsrBinned) => {
+            (MatrixRef::Csr(m), GpuKernel::CsrBinned) => {
                 r::spmv_csr_binned(m.row_ptr(), m.col_idx(), m.values(), x)
             }
-            (AnyFormatRef::Csr(m), GpuKernel::CsrBalanced(c)) => {
+            (MatrixRef::Csr(m), GpuKernel::CsrBalanced(c)) => {
                 let c = c.unwrap_or_else(|| plan::balanced_chunk(m.nnz(), 132));
                 let mut y = vec![0.0; m.nrows()];
                 r::spmv_csr_balanced(c as usize, m.row_ptr(), m.col_idx(), m.values(), x, &mut y);
                 y
             }
-            (AnyFormatRef::Coo(m), GpuKernel::CooAtomic) => {
+            (MatrixRef::Coo(m), GpuKernel::CooAtomic) => {
                 let mut y = vec![0.0; m.nrows()];
                 r::spmv_coo(m.rows(), m.cols(), m.values(), x, &mut y);
                 y
             }
-            (AnyFormatRef::Coo(m), GpuKernel::CooSegmented) => {
+            (MatrixRef::Coo(m), GpuKernel::CooSegmented) => {
                 let (rows, cols, vals) = sorted(m);
                 let mut y = vec![0.0; m.nrows()];
                 r::spmv_coo_segmented(
@@ -369,7 +369,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 );
                 y
             }
-            (AnyFormatRef::Ell(m), GpuKernel::Ell) => r::spmv_ell(
+            (MatrixRef::Ell(m), GpuKernel::Ell) => r::spmv_ell(
                 m.nrows(),
                 m.width(),
                 m.row_nnz(),
@@ -377,7 +377,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
-            (AnyFormatRef::Hyb(h), GpuKernel::Hyb) => {
+            (MatrixRef::Hyb(h), GpuKernel::Hyb) => {
                 let e = h.ell();
                 let mut y = r::spmv_ell(
                     e.nrows(),
@@ -398,10 +398,10 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 );
                 y
             }
-            (AnyFormatRef::Jds(m), GpuKernel::Jds) => {
+            (MatrixRef::Jds(m), GpuKernel::Jds) => {
                 r::spmv_jds(m.nrows(), m.perm(), m.jd_ptr(), m.col_idx(), m.values(), x)
             }
-            (AnyFormatRef::Sell(m), GpuKernel::Sell) => r::spmv_sell(
+            (MatrixRef::Sell(m), GpuKernel::Sell) => r::spmv_sell(
                 m.nrows(),
                 m.slice_height(),
                 Some(m.perm()),
@@ -448,11 +448,11 @@ fn check_kernel<T: Scalar, I: Index>(
         | GpuKernel::CsrVector(_)
         | GpuKernel::CsrBalanced(_)
         | GpuKernel::CsrBinned => {
-            check(label, run(&AnyFormatRef::Csr(a), &x, kernel));
+            check(label, run(&MatrixRef::Csr(a), &x, kernel));
         }
         GpuKernel::CooAtomic | GpuKernel::CooSegmented => {
             let coo = sparsetool_convert::csr_to_coo(a);
-            check(label.clone(), run(&AnyFormatRef::Coo(&coo), &x, kernel));
+            check(label.clone(), run(&MatrixRef::Coo(&coo), &x, kernel));
             // the same entries in reverse order (unsorted COO)
             let (n, m, r, c, v) = coo.into_parts();
             let rev = Coo::try_from_parts(
@@ -463,13 +463,10 @@ fn check_kernel<T: Scalar, I: Index>(
                 v.into_iter().rev().collect(),
             )
             .expect("reversed coo");
-            check(
-                label + "/unsorted",
-                run(&AnyFormatRef::Coo(&rev), &x, kernel),
-            );
+            check(label + "/unsorted", run(&MatrixRef::Coo(&rev), &x, kernel));
         }
         GpuKernel::Ell => match sparsetool_convert::csr_to_ell(a, None, true) {
-            Ok(e) => check(label, run(&AnyFormatRef::Ell(&e), &x, kernel)),
+            Ok(e) => check(label, run(&MatrixRef::Ell(&e), &x, kernel)),
             Err(e) => println!("note: {name}: no ELL ({e})"),
         },
         GpuKernel::Hyb => {
@@ -481,7 +478,7 @@ fn check_kernel<T: Scalar, I: Index>(
                 match sparsetool_convert::csr_to_hyb(a, w) {
                     Ok(h) => check(
                         format!("{label}/{w:?}"),
-                        run(&AnyFormatRef::Hyb(&h), &x, kernel),
+                        run(&MatrixRef::Hyb(&h), &x, kernel),
                     ),
                     Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
                 }
@@ -489,7 +486,7 @@ fn check_kernel<T: Scalar, I: Index>(
         }
         GpuKernel::Jds => {
             let j = sparsetool_convert::csr_to_jds(a);
-            check(label, run(&AnyFormatRef::Jds(&j), &x, kernel));
+            check(label, run(&MatrixRef::Jds(&j), &x, kernel));
         }
         GpuKernel::Sell => {
             for (c, sigma) in [
@@ -501,7 +498,7 @@ fn check_kernel<T: Scalar, I: Index>(
                 match sparsetool_convert::csr_to_sell(a, c, sigma) {
                     Ok(s) => check(
                         format!("{label}/C{c}s{sigma}"),
-                        run(&AnyFormatRef::Sell(&s), &x, kernel),
+                        run(&MatrixRef::Sell(&s), &x, kernel),
                     ),
                     Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
                 }
@@ -591,10 +588,10 @@ fn default_kernels_and_errors() {
         vec![0, 2, 1, 0, 2],
         vec![1., 2., 3., 4., 5.],
     );
-    let y = spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0, 1.0, 1.0]).expect("spmv");
+    let y = spmv_gpu(&ctx, &MatrixRef::Csr(&a), &[1.0, 1.0, 1.0]).expect("spmv");
     assert_eq!(y, vec![3.0, 3.0, 9.0]);
     assert!(matches!(
-        spmv_gpu(&ctx, &AnyFormatRef::Csr(&a), &[1.0]),
+        spmv_gpu(&ctx, &MatrixRef::Csr(&a), &[1.0]),
         Err(GpuError::Shape {
             expected: 3,
             actual: 1,
@@ -602,13 +599,13 @@ fn default_kernels_and_errors() {
         })
     ));
     assert!(matches!(
-        spmv_gpu_with(&ctx, &AnyFormatRef::Csr(&a), &[1.0; 3], GpuKernel::Ell),
+        spmv_gpu_with(&ctx, &MatrixRef::Csr(&a), &[1.0; 3], GpuKernel::Ell),
         Err(GpuError::KernelMismatch { .. })
     ));
     let z: Csr<Complex64, i32> =
         Csr::try_from_parts(1, 1, vec![0, 1], vec![0], vec![Complex64::new(1.0, 1.0)]).expect("c");
     assert!(matches!(
-        spmv_gpu(&ctx, &AnyFormatRef::Csr(&z), &[Complex64::new(1.0, 0.0)]),
+        spmv_gpu(&ctx, &MatrixRef::Csr(&z), &[Complex64::new(1.0, 0.0)]),
         Err(GpuError::Unsupported { dtype: "c128", .. })
     ));
     // repeated runs give the same answer (a moving error would be a race)
@@ -617,12 +614,12 @@ fn default_kernels_and_errors() {
     for k in [GpuKernel::CsrBalanced(Some(32)), GpuKernel::CooSegmented] {
         let m = if k == GpuKernel::CooSegmented {
             let c = sparsetool_convert::csr_to_coo(p);
-            let y1 = spmv_gpu_with(&ctx, &AnyFormatRef::Coo(&c), &x, k).expect("run");
-            let y2 = spmv_gpu_with(&ctx, &AnyFormatRef::Coo(&c), &x, k).expect("run");
+            let y1 = spmv_gpu_with(&ctx, &MatrixRef::Coo(&c), &x, k).expect("run");
+            let y2 = spmv_gpu_with(&ctx, &MatrixRef::Coo(&c), &x, k).expect("run");
             rel_error(&y1, &y2)
         } else {
-            let y1 = spmv_gpu_with(&ctx, &AnyFormatRef::Csr(p), &x, k).expect("run");
-            let y2 = spmv_gpu_with(&ctx, &AnyFormatRef::Csr(p), &x, k).expect("run");
+            let y1 = spmv_gpu_with(&ctx, &MatrixRef::Csr(p), &x, k).expect("run");
+            let y2 = spmv_gpu_with(&ctx, &MatrixRef::Csr(p), &x, k).expect("run");
             rel_error(&y1, &y2)
         };
         assert!(m < 1e-13, "{k:?} moved by {m:e}");

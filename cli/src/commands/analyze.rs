@@ -4,17 +4,20 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use sparsetool_analyze::rows::read_row_lengths;
 use sparsetool_analyze::{
     render_text, write_plot, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes,
 };
+use sparsetool_convert::ToCsr;
 use sparsetool_formats::mm::ReadOptions;
+use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{AnalyzeArgs, DType};
-use crate::dispatch::{with_types, Idx, Val};
-use crate::io::{load, type_plan, Container, Source};
+use crate::dispatch::with_types;
+use crate::io::{load, probe};
 use crate::output::{check_target, Spinner};
+use sparsetool_formats::io::{Container, Input};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
 pub fn display_name(path: &Path) -> String {
@@ -37,8 +40,8 @@ pub fn display_name(path: &Path) -> String {
 
 /// Row lengths of any input: a streaming pass for Matrix Market files,
 /// otherwise the loaded matrix.
-pub fn row_lengths(src: &Source, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
-    if let (Container::Mtx, Source::Path(p)) = (src.container()?, src) {
+pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
+    if let (Container::Mtx, Input::Path(p)) = (src.container()?, src) {
         let _spin = Spinner::start(format!("scanning {}", p.display()), src.len() > (64 << 20));
         let opts = ReadOptions {
             lenient: a.read.lenient,
@@ -48,13 +51,13 @@ pub fn row_lengths(src: &Source, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> 
         crate::io::print_warnings(&p.display().to_string(), &warnings);
         return Ok(rl);
     }
-    let types = type_plan(src, &a.read)?;
+    let types = probe(src, &a.read)?;
     with_types!(types, DType::F64, lengths_typed(src, a))
 }
 
-fn lengths_typed<T: Val, I: Idx>(src: &Source, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
+fn lengths_typed<T: Scalar, I: Index>(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
     let m = load::<T, I>(src, &a.read)?;
-    Ok(RowLengths::from_csr(&m.to_csr())?)
+    Ok(RowLengths::from_csr(&m.as_csr())?)
 }
 
 /// Runs `analyze`.
@@ -68,11 +71,11 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
         }
         check_target(p, a.force)?;
     }
-    let src = Source::open(&a.file)?;
+    let src = Input::open(&a.file)?;
     if a.measure {
         return measure::run(a, &src);
     }
-    let complex = type_plan(&src, &a.read).map(|t| t.complex).unwrap_or(false);
+    let complex = probe(&src, &a.read).map(|t| t.complex).unwrap_or(false);
     let rl = row_lengths(&src, a)?;
     let value_bytes = match (a.dtype, complex) {
         (DType::F32, false) => 4,
@@ -105,21 +108,17 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
 }
 
 fn plot_atomic(p: &Path, report: &AnalyzeReport, name: &str, force: bool) -> anyhow::Result<()> {
-    let dir = crate::output::parent_dir(p);
     let ext = p
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
-    let tmp = crate::output::temp_in(&dir, &ext)?;
-    write_plot(tmp.path(), report, name).with_context(|| format!("cannot draw {}", p.display()))?;
-    let r = if force {
-        tmp.persist(p)
-    } else {
-        tmp.persist_noclobber(p)
-    };
-    r.map(|_| ())
-        .map_err(|e| anyhow::Error::new(e.error))
-        .with_context(|| format!("cannot write {}", p.display()))
+    sparsetool_formats::io::write_atomic_path(p, force, &ext, |tmp| {
+        write_plot(tmp, report, name).map_err(|e| sparsetool_formats::io::Error::Path {
+            path: p.display().to_string(),
+            message: format!("cannot draw: {e}"),
+        })
+    })?;
+    Ok(())
 }
 
 /// `analyze --measure`: the report, then the top layouts timed on the GPU.
@@ -131,14 +130,17 @@ mod measure {
     use sparsetool_analyze::{
         render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout, RowLengths, Sizes,
     };
+    use sparsetool_convert::ToCsr;
+    use sparsetool_formats::{Index, Scalar};
     use sparsetool_gpu::{BenchOptions, GpuContext};
 
     use super::display_name;
     use crate::args::AnalyzeArgs;
     use crate::commands::bench::config_of;
-    use crate::dispatch::{with_types, Idx, Val};
-    use crate::io::{load, type_plan, Source};
+    use crate::dispatch::with_types;
+    use crate::io::{load, probe};
     use crate::EnvError;
+    use sparsetool_formats::io::Input;
 
     /// One timed layout next to its prediction.
     #[derive(Debug, Serialize)]
@@ -179,14 +181,14 @@ mod measure {
         out
     }
 
-    pub(super) fn run(a: &AnalyzeArgs, src: &Source) -> anyhow::Result<()> {
+    pub(super) fn run(a: &AnalyzeArgs, src: &Input) -> anyhow::Result<()> {
         if a.reps == 0 {
             bail!("--reps must be at least 1");
         }
         if a.plot.is_some() {
             bail!("--measure and --plot are separate runs: draw the plot without --measure");
         }
-        let types = type_plan(src, &a.read)?;
+        let types = probe(src, &a.read)?;
         if types.complex {
             bail!("{}: --measure times real matrices only", src.name());
         }
@@ -195,12 +197,12 @@ mod measure {
         with_types!(types, a.dtype, typed(a, src, &ctx))
     }
 
-    fn typed<T: Val, I: Idx>(
+    fn typed<T: Scalar, I: Index>(
         a: &AnalyzeArgs,
-        src: &Source,
+        src: &Input,
         ctx: &GpuContext,
     ) -> anyhow::Result<()> {
-        let csr = load::<T, I>(src, &a.read)?.to_csr();
+        let csr = load::<T, I>(src, &a.read)?.into_csr();
         let rl = RowLengths::from_csr(&csr)?;
         let sizes = Sizes::new(std::mem::size_of::<T>(), 4)?;
         let report = AnalyzeReport::new(

@@ -1,5 +1,5 @@
 //! `sparsetool bench`: time SpMV in every format (GPU: also cuSPARSE) and
-//! print one row per kernel, or the SPEC.md JSON object.
+//! print one row per kernel, or the JSON object of `docs/cli.md`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::bail;
 use serde_json::{Map, Value};
 use sparsetool_analyze::{Features, RowLengths};
-use sparsetool_convert::{convert, AnyMatrix, ConvertParams, HybWidth};
-use sparsetool_formats::{Csr, FormatKind};
+use sparsetool_convert::{convert, AnyMatrix, ConvertParams, HybWidth, ToCsr};
+use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
 use sparsetool_gpu::plan::{gflops, Traffic};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
@@ -18,9 +18,10 @@ use sparsetool_gpu::{
 
 use crate::args::{BenchArgs, DType, DeviceArg};
 use crate::commands::spmv::random_vector;
-use crate::dispatch::{with_types, Idx, Val};
-use crate::io::{load, type_plan, Source};
+use crate::dispatch::with_types;
+use crate::io::{load, probe};
 use crate::EnvError;
+use sparsetool_formats::io::Input;
 
 /// Parses `--formats`.
 pub fn parse_formats(s: &str) -> anyhow::Result<Vec<FormatKind>> {
@@ -46,8 +47,8 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     if a.reps == 0 {
         bail!("--reps must be at least 1");
     }
-    let src = Source::open(&a.file)?;
-    let types = type_plan(&src, &a.read)?;
+    let src = Input::open(&a.file)?;
+    let types = probe(&src, &a.read)?;
     if types.complex {
         bail!("{}: bench times real matrices only (complex values convert and multiply on the CPU with `spmv`)", src.name());
     }
@@ -115,15 +116,13 @@ fn default_configs(formats: &[FormatKind]) -> Vec<BenchConfig> {
         .collect()
 }
 
-fn bench_typed<T: Val, I: Idx>(
+fn bench_typed<T: Scalar, I: Index>(
     a: &BenchArgs,
-    src: &Source,
+    src: &Input,
     formats: &[FormatKind],
     ctx: Option<&GpuContext>,
 ) -> anyhow::Result<(BenchReport, Option<Features>)> {
-    let m = load::<T, I>(src, &a.read)?;
-    let csr = m.to_csr();
-    drop(m);
+    let csr = load::<T, I>(src, &a.read)?.into_csr();
     let features = if a.sweep {
         let rl = RowLengths::from_csr(&csr)?;
         Some(Features::new(&rl, std::mem::size_of::<T>() as u64))
@@ -157,7 +156,7 @@ fn bench_typed<T: Val, I: Idx>(
 }
 
 /// Times the CPU SpMV of every format (rayon), with the same fields as the GPU bench.
-fn cpu_bench<T: Val, I: Idx>(
+fn cpu_bench<T: Scalar, I: Index>(
     csr: &Csr<T, I>,
     configs: &[BenchConfig],
     reps: usize,
@@ -246,7 +245,7 @@ fn cpu_bench<T: Val, I: Idx>(
     })
 }
 
-fn stored_bytes<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> u64 {
+fn stored_bytes<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> u64 {
     let (v, i) = (
         std::mem::size_of::<T>() as u64,
         std::mem::size_of::<I>() as u64,
@@ -267,7 +266,7 @@ fn stored_bytes<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> u64 {
     }
 }
 
-fn params_of<T: Val, I: Idx>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
+fn params_of<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
     let mut p = Map::new();
     match m {
         AnyMatrix::Ell(a) => {

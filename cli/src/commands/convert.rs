@@ -2,26 +2,14 @@
 
 use anyhow::{bail, Context};
 use sparsetool_analyze::{recommend_hyb_width, recommend_sell, RowLengths};
-use sparsetool_convert::{from_csr, ConvertParams, HybWidth};
-use sparsetool_formats::Csr;
-use sparsetool_formats::FormatKind;
+use sparsetool_convert::{from_csr, ConvertParams, HybWidth, ToCsr};
+use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
 
-use crate::args::{ConvertArgs, FormatArg};
-use crate::dispatch::{with_types, Idx, Val};
-use crate::io::{load, out_kind, save, type_plan, Source};
+use crate::args::ConvertArgs;
+use crate::dispatch::with_types;
+use crate::io::{load, probe, save};
 use crate::output::{check_target, Timings};
-
-/// Maps the CLI format to the library's.
-pub fn kind(f: FormatArg) -> FormatKind {
-    match f {
-        FormatArg::Coo => FormatKind::Coo,
-        FormatArg::Csr => FormatKind::Csr,
-        FormatArg::Ell => FormatKind::Ell,
-        FormatArg::Hyb => FormatKind::Hyb,
-        FormatArg::Jds => FormatKind::Jds,
-        FormatArg::Sell => FormatKind::Sell,
-    }
-}
+use sparsetool_formats::io::Input;
 
 /// Parses `--hyb-width`.
 pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
@@ -37,7 +25,7 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
 /// Fills in what the user left to us from the analysis of the row lengths:
 /// `--hyb-width auto` becomes the cost-model width, and a SELL conversion
 /// without `--slice`/`--sigma` gets the recommended C and sigma.
-pub fn recommended_params<T: Val, I: Idx>(
+pub fn recommended_params<T: Scalar, I: Index>(
     csr: &Csr<T, I>,
     plan: &Plan,
 ) -> anyhow::Result<ConvertParams> {
@@ -75,7 +63,7 @@ pub struct Plan {
 impl TryFrom<&ConvertArgs> for Plan {
     type Error = anyhow::Error;
     fn try_from(a: &ConvertArgs) -> anyhow::Result<Self> {
-        let target = kind(a.to);
+        let target = a.to;
         if a.ell_width.is_some() && target != FormatKind::Ell {
             bail!("--ell-width applies to --to ell only (for HYB use --hyb-width)");
         }
@@ -103,18 +91,18 @@ impl TryFrom<&ConvertArgs> for Plan {
 /// Runs `convert`.
 pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let plan = Plan::try_from(a)?;
-    out_kind(&a.output)?;
+    sparsetool_formats::io::OutputKind::of(&a.output)?;
     check_target(&a.output, a.force)?;
     let mut t = Timings::new(a.timings);
-    let src = Source::open(&a.file)?;
-    let types = type_plan(&src, &a.read)?;
+    let src = Input::open(&a.file)?;
+    let types = probe(&src, &a.read)?;
     with_types!(types, a.dtype, run_typed(a, &plan, &src, &mut t))
 }
 
-fn run_typed<T: Val, I: Idx>(
+fn run_typed<T: Scalar, I: Index>(
     a: &ConvertArgs,
     plan: &Plan,
-    src: &Source,
+    src: &Input,
     t: &mut Timings,
 ) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;

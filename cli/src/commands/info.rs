@@ -9,9 +9,9 @@ use sparsetool_formats::npz::NpzArchive;
 use sparsetool_formats::FormatKind;
 
 use crate::args::{InfoArgs, ReadArgs};
-use crate::io::{Container, Source};
+use sparsetool_formats::io::{Container, Input};
 
-/// The `info --json` object (SPEC.md).
+/// The `info --json` object (documented in `docs/cli.md`).
 #[derive(Debug, Serialize)]
 pub struct InfoReport {
     /// The path as given.
@@ -51,7 +51,7 @@ pub struct InfoReport {
 }
 
 /// Builds the report for a source.
-pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<InfoReport> {
+pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<InfoReport> {
     match src.container()? {
         Container::Mtx => {
             let opts = ReadOptions {
@@ -59,8 +59,8 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
                 ..ReadOptions::default()
             };
             let (h, warnings) = match src {
-                Source::Path(p) => mm::read_header_path_with(p, &opts)?,
-                Source::Stdin(b) => mm::read_header_bytes_with(b, "<stdin>", &opts)?,
+                Input::Path(p) => mm::read_header_path_with(p, &opts)?,
+                Input::Bytes { name, bytes } => mm::read_header_bytes_with(bytes, name, &opts)?,
             };
             crate::io::print_warnings(display, &warnings);
             let general = h.symmetry == MmSymmetry::General;
@@ -82,7 +82,7 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
             })
         }
         Container::Npz => {
-            let Source::Path(p) = src else {
+            let Input::Path(p) = src else {
                 anyhow::bail!("<stdin>: .npz must be a file")
             };
             let mut a = NpzArchive::open(p)?;
@@ -105,7 +105,7 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
             })
         }
         Container::Spb => {
-            let Source::Path(p) = src else {
+            let Input::Path(p) = src else {
                 anyhow::bail!("<stdin>: .spb must be a file")
             };
             let h = SpbFile::read_header(p)?;
@@ -141,7 +141,7 @@ pub fn report(src: &Source, display: &str, read: &ReadArgs) -> anyhow::Result<In
 
 /// Runs `info`.
 pub fn run(a: &InfoArgs) -> anyhow::Result<()> {
-    let src = Source::open(&a.file)?;
+    let src = Input::open(&a.file)?;
     let r = report(&src, &a.file.display().to_string(), &a.read)?;
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -6,16 +6,17 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use rand::{Rng, SeedableRng};
 use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{DeviceArg, SpmvArgs};
-use crate::commands::convert::kind;
-use crate::dispatch::{with_types, Idx, Val};
-use crate::io::{load, type_plan, Source};
-use crate::output::{check_target, write_atomic};
+use crate::dispatch::with_types;
+use crate::io::{load, probe};
+use crate::output::check_target;
 use crate::EnvError;
+use sparsetool_formats::io::Input;
 
 /// Builds x of length `n`: `ones`, `random` (fixed seed, uniform in [-1, 1)) or a .npy file.
-pub fn make_x<T: Val>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
+pub fn make_x<T: Scalar>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
     match spec {
         "ones" => Ok(vec![T::one(); n]),
         "random" => Ok(random_vector(n, 42)),
@@ -34,7 +35,7 @@ pub fn make_x<T: Val>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
 }
 
 /// A seeded random vector, uniform in [-1, 1) (complex: both parts).
-pub fn random_vector<T: Val>(n: usize, seed: u64) -> Vec<T> {
+pub fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|_| {
@@ -54,17 +55,17 @@ pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
     if let Some(out) = &a.output {
         check_target(out, a.force)?;
     }
-    let src = Source::open(&a.file)?;
-    let types = type_plan(&src, &a.read)?;
+    let src = Input::open(&a.file)?;
+    let types = probe(&src, &a.read)?;
     with_types!(types, a.dtype, run_typed(a, &src))
 }
 
-fn run_typed<T: Val, I: Idx>(a: &SpmvArgs, src: &Source) -> anyhow::Result<()> {
+fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
-    let m = if m.kind() == kind(a.format) {
+    let m = if m.kind() == a.format {
         m
     } else {
-        convert(&m, kind(a.format), &ConvertParams::default())?
+        convert(&m, a.format, &ConvertParams::default())?
     };
     let x = make_x::<T>(&a.x, m.ncols())?;
     let t0 = Instant::now();
@@ -91,19 +92,14 @@ fn run_typed<T: Val, I: Idx>(a: &SpmvArgs, src: &Source) -> anyhow::Result<()> {
         dt * 1e3
     );
     if let Some(out) = &a.output {
-        write_atomic(out, a.force, |w| {
-            sparsetool_formats::npz::write_npy(w, &y)?;
-            Ok(())
+        sparsetool_formats::io::write_atomic(out, a.force, |w| {
+            Ok(sparsetool_formats::npz::write_npy(w, &y)?)
         })?;
     }
     Ok(())
 }
 
-fn gpu_spmv<T: Val, I: Idx>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
+fn gpu_spmv<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
     let ctx = sparsetool_gpu::GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
-    Ok(sparsetool_gpu::spmv_gpu(
-        &ctx,
-        &crate::io::matrix_ref(m),
-        x,
-    )?)
+    Ok(sparsetool_gpu::spmv_gpu(&ctx, &m.as_ref(), x)?)
 }

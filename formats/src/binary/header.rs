@@ -1,7 +1,7 @@
 //! The fixed header and the section table of a `.spb` file
 //! (`docs/binary-layout.md` is the normative description).
 
-use crate::binary::SpbError;
+use crate::binary::{SpbError, SpbErrorKind as K};
 use crate::FormatKind;
 
 /// File magic: `SPBMTX` followed by CR LF, so that a text-mode transfer that
@@ -205,26 +205,32 @@ impl Header {
         if b.len() < 8 || b[0..6] != MAGIC[0..6] {
             return Err(SpbError::at(
                 0,
-                "not a sparsetool binary file (magic `SPBMTX` missing)",
+                K::NotSpb("not a sparsetool binary file (magic `SPBMTX` missing)".into()),
             ));
         }
         if b[6..8] != MAGIC[6..8] {
             return Err(SpbError::at(
                 6,
-                "magic bytes 6-7 are not CR LF: the file went through a text-mode transfer",
+                K::NotSpb(
+                    "magic bytes 6-7 are not CR LF: the file went through a text-mode transfer"
+                        .into(),
+                ),
             ));
         }
         if b.len() < HEADER_SIZE {
             return Err(SpbError::at(
                 b.len() as u64,
-                format!("truncated header: {} of {HEADER_SIZE} bytes", b.len()),
+                K::Truncated(format!(
+                    "truncated header: {} of {HEADER_SIZE} bytes",
+                    b.len()
+                )),
             ));
         }
         let stored = rd_u64(b, 120);
         if xxhash_rust::xxh3::xxh3_64(&b[..120]) != stored {
             return Err(SpbError::at(
                 120,
-                "header checksum mismatch (the header is corrupt)",
+                K::Checksum("header checksum mismatch (the header is corrupt)".into()),
             ));
         }
         let major = rd_u16(b, 8);
@@ -232,44 +238,56 @@ impl Header {
         if major != VERSION_MAJOR {
             return Err(SpbError::at(
                 8,
-                format!("unsupported major version {major} (this reader reads {VERSION_MAJOR}.x)"),
+                K::Header(format!(
+                    "unsupported major version {major} (this reader reads {VERSION_MAJOR}.x)"
+                )),
             ));
         }
         let marker = rd_u32(b, 12);
         if marker != ENDIAN_MARKER {
             return Err(SpbError::at(
                 12,
-                format!("endianness marker {marker:#010x}: only little-endian files exist"),
+                K::Header(format!(
+                    "endianness marker {marker:#010x}: only little-endian files exist"
+                )),
             ));
         }
         let hs = rd_u32(b, 16) as usize;
         if hs != HEADER_SIZE {
             return Err(SpbError::at(
                 16,
-                format!("header size {hs}, expected {HEADER_SIZE}"),
+                K::Header(format!("header size {hs}, expected {HEADER_SIZE}")),
             ));
         }
         let fc = rd_u32(b, 20);
         let format = format_from_code(fc)
-            .ok_or_else(|| SpbError::at(20, format!("unknown format tag {fc}")))?;
+            .ok_or_else(|| SpbError::at(20, K::Header(format!("unknown format tag {fc}"))))?;
         let value_dtype = DType::from_code(b[24])
             .filter(|d| matches!(d, DType::F32 | DType::F64 | DType::C64 | DType::C128))
-            .ok_or_else(|| SpbError::at(24, format!("bad value dtype code {}", b[24])))?;
+            .ok_or_else(|| {
+                SpbError::at(24, K::Header(format!("bad value dtype code {}", b[24])))
+            })?;
         let index_dtype = DType::from_code(b[25])
             .filter(|d| matches!(d, DType::I32 | DType::I64))
-            .ok_or_else(|| SpbError::at(25, format!("bad index dtype code {}", b[25])))?;
+            .ok_or_else(|| {
+                SpbError::at(25, K::Header(format!("bad index dtype code {}", b[25])))
+            })?;
         let nsections = rd_u32(b, 28);
         if nsections as usize > MAX_SECTIONS {
             return Err(SpbError::at(
                 28,
-                format!("{nsections} sections declared (at most {MAX_SECTIONS})"),
+                K::Header(format!(
+                    "{nsections} sections declared (at most {MAX_SECTIONS})"
+                )),
             ));
         }
         let table_off = rd_u64(b, 80);
         if table_off != HEADER_SIZE as u64 {
             return Err(SpbError::at(
                 80,
-                format!("section table at {table_off}, expected {HEADER_SIZE}"),
+                K::Header(format!(
+                    "section table at {table_off}, expected {HEADER_SIZE}"
+                )),
             ));
         }
         Ok(Header {
@@ -335,14 +353,14 @@ impl Section {
         {
             return Err(SpbError::at(
                 at,
-                "section name is not NUL-padded printable ASCII",
+                K::Section("section name is not NUL-padded printable ASCII".into()),
             ));
         }
         let name = String::from_utf8_lossy(&raw[..end]).into_owned();
         let dtype = DType::from_code(b[16]).ok_or_else(|| {
             SpbError::at(
                 at + 16,
-                format!("section `{name}`: bad dtype code {}", b[16]),
+                K::Section(format!("section `{name}`: bad dtype code {}", b[16])),
             )
         })?;
         Ok(Section {

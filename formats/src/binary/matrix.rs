@@ -4,26 +4,9 @@ use std::io::Write;
 
 use crate::binary::header::DType;
 use crate::binary::write::{write_sections, HeaderFields, SectionData};
-use crate::binary::{SpbError, SpbFile};
+use crate::binary::{SpbError, SpbErrorKind as K, SpbFile};
 use crate::pattern::{check_offsets, check_rows};
-use crate::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
-
-/// An owned matrix read from a `.spb` file.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SpbMatrix<T, I> {
-    /// COO.
-    Coo(Coo<T, I>),
-    /// CSR.
-    Csr(Csr<T, I>),
-    /// ELL.
-    Ell(Ell<T, I>),
-    /// HYB.
-    Hyb(Hyb<T, I>),
-    /// JDS.
-    Jds(Jds<T, I>),
-    /// SELL.
-    Sell(Sell<T, I>),
-}
+use crate::{AnyMatrix, Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
 
 fn ix<'a, I: Index>(name: &'static str, a: &'a [I]) -> SectionData<'a> {
     let dtype = DType::of_index(I::NAME).unwrap_or(DType::I64);
@@ -51,10 +34,10 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
     w: W,
     m: MatrixRef<'_, T, I>,
 ) -> Result<(), SpbError> {
-    let value_dtype =
-        DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
-    let index_dtype =
-        DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
+    let value_dtype = DType::of_value(T::NAME)
+        .ok_or_else(|| SpbError::new(K::Types("unsupported value type".into())))?;
+    let index_dtype = DType::of_index(I::NAME)
+        .ok_or_else(|| SpbError::new(K::Types("unsupported index type".into())))?;
     let f = |format, nrows: usize, ncols: usize, nnz: usize, p0: usize, p1: usize| HeaderFields {
         format,
         value_dtype,
@@ -176,7 +159,8 @@ impl SpbFile {
                 .ok()
                 .filter(|&x| x < usize::MAX / 2)
                 .ok_or_else(|| {
-                    SpbError::at(32, format!("{what} = {v} is too large")).named(self.name())
+                    SpbError::at(32, K::Mismatch(format!("{what} = {v} is too large")))
+                        .named(self.name())
                 })
         };
         Ok((
@@ -190,10 +174,11 @@ impl SpbFile {
 
     fn expect_format(&self, k: FormatKind) -> Result<(), SpbError> {
         if self.header().format != k {
-            return Err(
-                SpbError::at(20, format!("file holds {}, not {k}", self.header().format))
-                    .named(self.name()),
-            );
+            return Err(SpbError::at(
+                20,
+                K::Types(format!("file holds {}, not {k}", self.header().format)),
+            )
+            .named(self.name()));
         }
         Ok(())
     }
@@ -206,13 +191,13 @@ impl SpbFile {
         {
             return Err(SpbError::at(
                 24,
-                format!(
+                K::Types(format!(
                     "file holds {} values with {} indices, asked for {} / {}",
                     h.value_dtype.name(),
                     h.index_dtype.name(),
                     T::NAME,
                     I::NAME
-                ),
+                )),
             )
             .named(self.name()));
         }
@@ -235,11 +220,11 @@ impl SpbFile {
         let values = self.values::<T>("values")?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
         if col_idx.len() != nnz || values.len() != nnz {
-            return Err(SpbError::msg(format!(
+            return Err(SpbError::new(K::Mismatch(format!(
                 "col_idx/values hold {}/{} entries, header says nnz = {nnz}",
                 col_idx.len(),
                 values.len()
-            ))
+            )))
             .named(self.name()));
         }
         if !self.csr_structure_checked() {
@@ -273,10 +258,10 @@ impl SpbFile {
             dt @ (DType::C64 | DType::C128) if !T::IS_COMPLEX => {
                 return Err(SpbError::at(
                     24,
-                    format!(
+                    K::Types(format!(
                         "file holds {} values; read it with a complex type",
                         dt.name()
-                    ),
+                    )),
                 )
                 .named(self.name()))
             }
@@ -292,7 +277,8 @@ impl SpbFile {
                 .collect(),
             dt => {
                 return Err(
-                    SpbError::at(24, format!("bad value dtype {}", dt.name())).named(self.name())
+                    SpbError::at(24, K::Header(format!("bad value dtype {}", dt.name())))
+                        .named(self.name()),
                 )
             }
         })
@@ -321,10 +307,10 @@ impl SpbFile {
                         .ok()
                         .and_then(I::from_usize)
                         .ok_or_else(|| {
-                            SpbError::msg(format!(
+                            SpbError::new(K::Types(format!(
                                 "section `{name}`: index {v} does not fit {}",
                                 I::NAME
-                            ))
+                            )))
                             .named(self.name())
                         })
                 }
@@ -341,21 +327,21 @@ impl SpbFile {
     /// Complex values asked for as real, indices that do not fit `I`,
     /// missing sections, any broken invariant, or a header disagreeing with
     /// the arrays.
-    pub fn to_matrix<T: Scalar, I: Index>(&self) -> Result<SpbMatrix<T, I>, SpbError> {
+    pub fn to_matrix<T: Scalar, I: Index>(&self) -> Result<AnyMatrix<T, I>, SpbError> {
         let (nrows, ncols, nnz, p0, p1) = self.dims()?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
         let i = |n: &str| self.indices_as::<I>(n);
         let v = |n: &str| self.values_as::<T>(n);
         let m = match self.header().format {
-            FormatKind::Coo => SpbMatrix::Coo(
+            FormatKind::Coo => AnyMatrix::Coo(
                 Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?)
                     .map_err(named)?,
             ),
-            FormatKind::Csr => SpbMatrix::Csr(
+            FormatKind::Csr => AnyMatrix::Csr(
                 Csr::try_from_parts(nrows, ncols, i("row_ptr")?, i("col_idx")?, v("values")?)
                     .map_err(named)?,
             ),
-            FormatKind::Ell => SpbMatrix::Ell(
+            FormatKind::Ell => AnyMatrix::Ell(
                 Ell::try_from_parts(nrows, ncols, p0, i("row_nnz")?, i("col_idx")?, v("values")?)
                     .map_err(named)?,
             ),
@@ -380,13 +366,16 @@ impl SpbFile {
                 if coo.nnz() != p1 {
                     return Err(SpbError::at(
                         64,
-                        format!("header says {p1} tail entries, file holds {}", coo.nnz()),
+                        K::Mismatch(format!(
+                            "header says {p1} tail entries, file holds {}",
+                            coo.nnz()
+                        )),
                     )
                     .named(self.name()));
                 }
-                SpbMatrix::Hyb(Hyb::try_from_parts(ell, coo).map_err(named)?)
+                AnyMatrix::Hyb(Hyb::try_from_parts(ell, coo).map_err(named)?)
             }
-            FormatKind::Jds => SpbMatrix::Jds(
+            FormatKind::Jds => AnyMatrix::Jds(
                 Jds::try_from_parts(
                     nrows,
                     ncols,
@@ -397,7 +386,7 @@ impl SpbFile {
                 )
                 .map_err(named)?,
             ),
-            FormatKind::Sell => SpbMatrix::Sell(
+            FormatKind::Sell => AnyMatrix::Sell(
                 Sell::try_from_parts(
                     nrows,
                     ncols,
@@ -412,29 +401,22 @@ impl SpbFile {
                 .map_err(named)?,
             ),
         };
-        let actual = match &m {
-            SpbMatrix::Coo(a) => a.nnz(),
-            SpbMatrix::Csr(a) => a.nnz(),
-            SpbMatrix::Ell(a) => a.nnz(),
-            SpbMatrix::Hyb(a) => a.nnz(),
-            SpbMatrix::Jds(a) => a.nnz(),
-            SpbMatrix::Sell(a) => a.nnz(),
-        };
+        let actual = m.nnz();
         if actual != nnz {
             return Err(SpbError::at(
                 48,
-                format!("header says nnz = {nnz}, the arrays hold {actual}"),
+                K::Mismatch(format!("header says nnz = {nnz}, the arrays hold {actual}")),
             )
             .named(self.name()));
         }
-        if let SpbMatrix::Jds(a) = &m {
+        if let AnyMatrix::Jds(a) = &m {
             if a.num_diagonals() != p0 {
                 return Err(SpbError::at(
                     56,
-                    format!(
+                    K::Mismatch(format!(
                         "header says {p0} jagged diagonals, file holds {}",
                         a.num_diagonals()
-                    ),
+                    )),
                 )
                 .named(self.name()));
             }

@@ -15,44 +15,88 @@ mod matrix;
 mod read;
 mod write;
 
-pub use crate::MatrixRef;
 pub use header::{
     align_up, format_code, section_checksum, DType, Header, Section, ALIGN, CHECKSUM_BLOCK,
     ENDIAN_MARKER, ENTRY_SIZE, HEADER_SIZE, MAGIC, VERSION_MAJOR, VERSION_MINOR,
 };
-pub use matrix::{write_spb, CsrView, SpbMatrix};
+pub use matrix::{write_spb, CsrView};
 pub use read::{SpbFile, SpbOptions};
 pub use write::{write_sections, HeaderFields, SectionData};
 
 use std::fmt;
 
-/// An error reading or writing a `.spb` file: the file, the byte offset, and
-/// what is wrong.
+/// What is wrong with a `.spb` file. Every message says what was found and,
+/// where it helps, what was expected.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SpbErrorKind {
+    /// The file could not be opened, mapped, read or written.
+    Io(std::io::Error),
+    /// The bytes are not a `.spb` file (magic missing, text-mode transfer).
+    NotSpb(String),
+    /// The file ends before something its header or table declares.
+    Truncated(String),
+    /// A header field is invalid (version, endianness, sizes, codes).
+    Header(String),
+    /// A checksum does not match: the header, the table or a section is corrupt.
+    Checksum(String),
+    /// The section table is inconsistent (names, dtypes, offsets, lengths,
+    /// overlaps, a missing or repeated section).
+    Section(String),
+    /// The file's value or index type cannot be read as the type asked for.
+    Types(String),
+    /// The header disagrees with the arrays (entry count, parameters).
+    Mismatch(String),
+    /// The arrays do not form a valid matrix.
+    Invalid(crate::FormatError),
+    /// This machine or these types cannot be written as `.spb`.
+    Unsupported(String),
+}
+
+impl fmt::Display for SpbErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpbErrorKind::Io(e) => write!(f, "{e}"),
+            SpbErrorKind::Invalid(e) => write!(f, "invalid matrix: {e}"),
+            SpbErrorKind::NotSpb(m)
+            | SpbErrorKind::Truncated(m)
+            | SpbErrorKind::Header(m)
+            | SpbErrorKind::Checksum(m)
+            | SpbErrorKind::Section(m)
+            | SpbErrorKind::Types(m)
+            | SpbErrorKind::Mismatch(m)
+            | SpbErrorKind::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+/// An error reading or writing a `.spb` file: the file, the byte offset (when
+/// the problem sits at one) and what is wrong ([`SpbErrorKind`]). Displayed
+/// as `FILE: offset N: message`.
 #[derive(Debug)]
 pub struct SpbError {
     file: Option<String>,
     offset: Option<u64>,
-    message: String,
-    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    kind: SpbErrorKind,
 }
 
 impl SpbError {
     /// An error at a byte offset.
-    pub fn at(offset: u64, message: impl Into<String>) -> Self {
+    #[must_use]
+    pub fn at(offset: u64, kind: SpbErrorKind) -> Self {
         Self {
             file: None,
             offset: Some(offset),
-            message: message.into(),
-            source: None,
+            kind,
         }
     }
     /// An error without a position.
-    pub fn msg(message: impl Into<String>) -> Self {
+    #[must_use]
+    pub fn new(kind: SpbErrorKind) -> Self {
         Self {
             file: None,
             offset: None,
-            message: message.into(),
-            source: None,
+            kind,
         }
     }
     /// Attaches the file name (kept if already set).
@@ -63,15 +107,25 @@ impl SpbError {
         }
         self
     }
+    /// The file name, if known.
+    #[must_use]
+    pub fn file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
     /// The byte offset, if known.
     #[must_use]
     pub fn offset(&self) -> Option<u64> {
         self.offset
     }
-    /// The message without file and offset.
+    /// What went wrong.
     #[must_use]
-    pub fn message(&self) -> &str {
-        &self.message
+    pub fn kind(&self) -> &SpbErrorKind {
+        &self.kind
+    }
+    /// Consumes the error, returning its kind.
+    #[must_use]
+    pub fn into_kind(self) -> SpbErrorKind {
+        self.kind
     }
 }
 
@@ -83,36 +137,22 @@ impl fmt::Display for SpbError {
         if let Some(o) = self.offset {
             write!(f, "offset {o}: ")?;
         }
-        f.write_str(&self.message)
+        write!(f, "{}", self.kind)
     }
 }
 
-impl std::error::Error for SpbError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
+// The message already includes the inner error's text, so `source()` is
+// `None`: a report that prints the chain would otherwise say it twice.
+impl std::error::Error for SpbError {}
 
 impl From<std::io::Error> for SpbError {
     fn from(e: std::io::Error) -> Self {
-        Self {
-            file: None,
-            offset: None,
-            message: e.to_string(),
-            source: Some(Box::new(e)),
-        }
+        Self::new(SpbErrorKind::Io(e))
     }
 }
 
 impl From<crate::FormatError> for SpbError {
     fn from(e: crate::FormatError) -> Self {
-        Self {
-            file: None,
-            offset: None,
-            message: format!("invalid matrix: {e}"),
-            source: Some(Box::new(e)),
-        }
+        Self::new(SpbErrorKind::Invalid(e))
     }
 }

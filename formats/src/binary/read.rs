@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::binary::header::{
     section_checksum, DType, Header, Section, ALIGN, CHECKSUM_BLOCK, ENTRY_SIZE, HEADER_SIZE,
 };
-use crate::binary::SpbError;
+use crate::binary::{SpbError, SpbErrorKind as K};
 use crate::{Index, Scalar};
 
 /// How much to verify when opening.
@@ -107,7 +107,7 @@ impl SpbFile {
         if header.file_size != len {
             return Err(SpbError::at(
                 88.min(len),
-                format!(
+                K::Truncated(format!(
                     "file is {len} bytes but its header says {} ({})",
                     header.file_size,
                     if len < header.file_size {
@@ -115,19 +115,22 @@ impl SpbFile {
                     } else {
                         "data appended"
                     }
-                ),
+                )),
             ));
         }
         let n = header.nsections as usize;
         let table_end = HEADER_SIZE + n * ENTRY_SIZE;
         if b.len() < table_end {
-            return Err(SpbError::at(len, "truncated section table"));
+            return Err(SpbError::at(
+                len,
+                K::Truncated("truncated section table".into()),
+            ));
         }
         let table = &b[HEADER_SIZE..table_end];
         if xxhash_rust::xxh3::xxh3_64(table) != header.table_checksum {
             return Err(SpbError::at(
                 HEADER_SIZE as u64,
-                "section table checksum mismatch",
+                K::Checksum("section table checksum mismatch".into()),
             ));
         }
         let mut sections = Vec::with_capacity(n);
@@ -138,22 +141,22 @@ impl SpbFile {
             if expect != Some(s.byte_len) {
                 return Err(SpbError::at(
                     at + 40,
-                    format!(
+                    K::Section(format!(
                         "section `{}`: {} bytes for {} {} elements",
                         s.name,
                         s.byte_len,
                         s.count,
                         s.dtype.name()
-                    ),
+                    )),
                 ));
             }
             if s.offset % ALIGN as u64 != 0 || s.offset < table_end as u64 {
                 return Err(SpbError::at(
                     at + 32,
-                    format!(
+                    K::Section(format!(
                         "section `{}`: offset {} is not a 64-byte aligned offset after the table",
                         s.name, s.offset
-                    ),
+                    )),
                 ));
             }
             match s.offset.checked_add(s.byte_len) {
@@ -161,17 +164,17 @@ impl SpbFile {
                 _ => {
                     return Err(SpbError::at(
                         at + 32,
-                        format!(
+                        K::Truncated(format!(
                             "section `{}` ({} bytes at offset {}) runs past the end of the file ({len} bytes)",
                             s.name, s.byte_len, s.offset
-                        ),
+                        )),
                     ))
                 }
             }
             if sections.iter().any(|p: &Section| p.name == s.name) {
                 return Err(SpbError::at(
                     at,
-                    format!("section `{}` appears twice", s.name),
+                    K::Section(format!("section `{}` appears twice", s.name)),
                 ));
             }
             sections.push(s);
@@ -186,7 +189,7 @@ impl SpbFile {
             if w[0].1 > w[1].0 {
                 return Err(SpbError::at(
                     w[1].0,
-                    format!("sections `{}` and `{}` overlap", w[0].2, w[1].2),
+                    K::Section(format!("sections `{}` and `{}` overlap", w[0].2, w[1].2)),
                 ));
             }
         }
@@ -218,10 +221,10 @@ impl SpbFile {
             if let Some(s) = bad {
                 return Err(SpbError::at(
                     s.offset,
-                    format!(
+                    K::Checksum(format!(
                         "section `{}`: checksum mismatch (the data is corrupt)",
                         s.name
-                    ),
+                    )),
                 ));
             }
             csr_checked = rows_ok.is_some_and(|r| r.2);
@@ -268,20 +271,20 @@ impl SpbFile {
             .iter()
             .find(|s| s.name == name)
             .ok_or_else(|| {
-                SpbError::msg(format!(
+                SpbError::new(K::Section(format!(
                     "{} file has no `{name}` section",
                     self.header.format
-                ))
+                )))
                 .named(&self.name)
             })?;
         if s.dtype != dtype {
             return Err(SpbError::at(
                 s.offset,
-                format!(
+                K::Section(format!(
                     "section `{name}` holds {}, expected {}",
                     s.dtype.name(),
                     dtype.name()
-                ),
+                )),
             )
             .named(&self.name));
         }
@@ -293,7 +296,8 @@ impl SpbFile {
     /// # Errors
     /// Missing section, or a dtype other than `T`'s.
     pub fn values<T: Scalar>(&self, name: &str) -> Result<&[T], SpbError> {
-        let dt = DType::of_value(T::NAME).ok_or_else(|| SpbError::msg("unsupported value type"))?;
+        let dt = DType::of_value(T::NAME)
+            .ok_or_else(|| SpbError::new(K::Types("unsupported value type".into())))?;
         cast(self.raw(name, dt)?, &self.name)
     }
 
@@ -302,14 +306,19 @@ impl SpbFile {
     /// # Errors
     /// Missing section, or a dtype other than `I`'s.
     pub fn indices<I: Index>(&self, name: &str) -> Result<&[I], SpbError> {
-        let dt = DType::of_index(I::NAME).ok_or_else(|| SpbError::msg("unsupported index type"))?;
+        let dt = DType::of_index(I::NAME)
+            .ok_or_else(|| SpbError::new(K::Types("unsupported index type".into())))?;
         cast(self.raw(name, dt)?, &self.name)
     }
 }
 
 fn cast<'a, T: bytemuck::Pod>(b: &'a [u8], name: &str) -> Result<&'a [T], SpbError> {
-    bytemuck::try_cast_slice(b)
-        .map_err(|e| SpbError::msg(format!("section is not aligned for its type: {e}")).named(name))
+    bytemuck::try_cast_slice(b).map_err(|e| {
+        SpbError::new(K::Section(format!(
+            "section is not aligned for its type: {e}"
+        )))
+        .named(name)
+    })
 }
 
 /// The `row_ptr` and `col_idx` sections of a CSR file, when the header and

@@ -7,7 +7,7 @@ use std::io::Write;
 use crate::binary::header::{
     align_up, section_checksum, DType, Header, Section, ALIGN, ENTRY_SIZE, HEADER_SIZE,
 };
-use crate::binary::SpbError;
+use crate::binary::{SpbError, SpbErrorKind as K};
 use crate::FormatKind;
 
 /// One array to store: name, element type and its bytes.
@@ -55,18 +55,21 @@ pub fn write_sections<W: Write>(
     sections: &[SectionData<'_>],
 ) -> Result<(), SpbError> {
     if !cfg!(target_endian = "little") {
-        return Err(SpbError::msg("writing .spb needs a little-endian machine"));
+        return Err(SpbError::new(K::Unsupported(
+            "writing .spb needs a little-endian machine".into(),
+        )));
     }
     let table_end = (HEADER_SIZE + sections.len() * ENTRY_SIZE) as u64;
-    let mut offset = align_up(table_end).ok_or_else(|| SpbError::msg("size overflow"))?;
+    let mut offset =
+        align_up(table_end).ok_or_else(|| SpbError::new(K::Unsupported("size overflow".into())))?;
     let checksums: Vec<u64> = sections.iter().map(|s| section_checksum(s.bytes)).collect();
     let mut table = Vec::with_capacity(sections.len());
     for (s, &checksum) in sections.iter().zip(&checksums) {
         if s.bytes.len() % s.dtype.size() != 0 {
-            return Err(SpbError::msg(format!(
+            return Err(SpbError::new(K::Section(format!(
                 "section `{}`: ragged byte length",
                 s.name
-            )));
+            ))));
         }
         let byte_len = s.bytes.len() as u64;
         table.push(Section {
@@ -80,7 +83,7 @@ pub fn write_sections<W: Write>(
         offset = offset
             .checked_add(byte_len)
             .and_then(align_up)
-            .ok_or_else(|| SpbError::msg("size overflow"))?;
+            .ok_or_else(|| SpbError::new(K::Unsupported("size overflow".into())))?;
     }
     // The file ends right after the last section (no trailing padding).
     let file_size = table.last().map_or(table_end, |s| s.offset + s.byte_len);

@@ -17,7 +17,7 @@ use thiserror::Error;
 pub enum MmErrorKind {
     /// The file could not be opened, read, mapped or written.
     #[error("{0}")]
-    Io(#[source] std::io::Error),
+    Io(std::io::Error),
     /// A gzip stream is corrupt or ends early.
     #[error("gzip data is corrupt or truncated: {0}")]
     Gzip(String),
@@ -311,14 +311,9 @@ impl fmt::Display for MmError {
     }
 }
 
-impl std::error::Error for MmError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.inner.kind {
-            MmErrorKind::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+// The message already includes the I/O error's text, so `source()` is
+// `None`: a report that prints the chain would otherwise say it twice.
+impl std::error::Error for MmError {}
 
 /// An error positioned on a line but not yet tied to a file name.
 pub(crate) type LineError = (Option<u64>, MmErrorKind);

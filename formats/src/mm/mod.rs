@@ -89,7 +89,7 @@ use std::path::Path;
 
 pub use error::{MmError, MmErrorKind};
 pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
-pub use write::{default_field, write_coo, write_csr, WriteOptions};
+pub use write::{default_field, write_coo, write_csr, write_matrix, WriteOptions};
 
 use crate::{Coo, Index, Scalar};
 use header::Head;

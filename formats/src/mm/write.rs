@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::error::{MmError, MmErrorKind};
 use super::header::MmField;
-use crate::{Coo, Csr, Index, Scalar};
+use crate::{Coo, Csr, Index, MatrixRef, Scalar};
 
 /// Options of the writer.
 #[derive(Clone, Debug)]
@@ -271,6 +271,24 @@ pub fn write_csr<W: Write, T: Scalar, I: Index>(
         buf
     })?;
     w.flush().map_err(werr)
+}
+
+/// Writes any matrix: COO in stored order, every other format row by row
+/// with ascending columns (the GPU layouts through
+/// [`MatrixRef::to_sorted_coo`]).
+///
+/// # Errors
+/// As [`write_coo`].
+pub fn write_matrix<W: Write, T: Scalar, I: Index>(
+    w: W,
+    m: MatrixRef<'_, T, I>,
+    opts: &WriteOptions,
+) -> Result<(), MmError> {
+    match m {
+        MatrixRef::Coo(a) => write_coo(w, a, opts),
+        MatrixRef::Csr(a) => write_csr(w, a, opts),
+        other => write_coo(w, &other.to_sorted_coo(), opts),
+    }
 }
 
 #[cfg(test)]

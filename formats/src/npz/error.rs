@@ -85,6 +85,12 @@ impl NpzError {
         &self.kind
     }
 
+    /// Consumes the error, returning its kind.
+    #[must_use]
+    pub fn into_kind(self) -> NpzErrorKind {
+        self.kind
+    }
+
     /// Sets the file name if none is set yet.
     #[must_use]
     pub fn with_file(mut self, file: &str) -> Self {
@@ -160,15 +166,10 @@ impl fmt::Display for NpzError {
     }
 }
 
-impl std::error::Error for NpzError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            NpzErrorKind::Io(e) => Some(e),
-            NpzErrorKind::Format(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+// The message already includes the inner error's text (I/O, broken
+// invariant), so `source()` is `None`: a report that prints the chain would
+// otherwise say it twice.
+impl std::error::Error for NpzError {}
 
 impl From<FormatError> for NpzError {
     fn from(e: FormatError) -> Self {

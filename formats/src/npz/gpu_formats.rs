@@ -1,5 +1,5 @@
 //! `.npz` archives of the GPU formats (ELL, HYB, JDS, SELL), with the
-//! array names of the `.npz` schema in SPEC.md. Every reader goes back
+//! array names of the `.npz` schema in `docs/cli.md`. Every reader goes back
 //! through the format's `try_from_parts`, so a corrupt archive becomes an
 //! error naming the file and the array, never a bad matrix.
 //!

@@ -11,12 +11,13 @@
 //!
 //! ```
 //! use std::io::Cursor;
-//! use sparsetool_formats::npz::{read_npz_bytes, write_csr, NpzMatrix};
+//! use sparsetool_formats::npz::{read_npz_bytes, write_csr};
+//! use sparsetool_formats::AnyMatrix;
 //! use sparsetool_formats::Csr;
 //! let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 1, 2], vec![1, 0], vec![3.0, 4.0]).unwrap();
 //! let mut buf = Cursor::new(Vec::new());
 //! write_csr(&mut buf, &a).unwrap();
-//! let NpzMatrix::Csr(b) = read_npz_bytes::<f64, i32>(buf.into_inner(), "a.npz").unwrap() else { panic!() };
+//! let AnyMatrix::Csr(b) = read_npz_bytes::<f64, i32>(buf.into_inner(), "a.npz").unwrap() else { panic!() };
 //! assert_eq!(a, b);
 //! ```
 
@@ -37,42 +38,22 @@ pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
 pub use write::{write_coo, write_csr, write_npy, NpzWriter};
 
 use crate::pattern::check_offsets;
-use crate::{Coo, Csr, FormatError, Index, Scalar};
-
-/// A matrix read from an `.npz` archive.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum NpzMatrix<T, I> {
-    /// Coordinate format (`coo` archives, `csc` archives, and `csr`
-    /// archives whose rows are unsorted or hold duplicates — the caller
-    /// canonicalizes).
-    Coo(Coo<T, I>),
-    /// Canonical CSR (a `csr` archive with sorted, unique columns per row).
-    Csr(Csr<T, I>),
-    /// ELL (a sparsetool `ell` archive).
-    Ell(crate::Ell<T, I>),
-    /// HYB (a sparsetool `hyb` archive).
-    Hyb(crate::Hyb<T, I>),
-    /// JDS (a sparsetool `jds` archive).
-    Jds(crate::Jds<T, I>),
-    /// SELL-C-sigma (a sparsetool `sell` archive).
-    Sell(crate::Sell<T, I>),
-}
+use crate::{AnyMatrix, Coo, Csr, FormatError, Index, MatrixRef, Scalar};
 
 /// Reads a sparse matrix written by `scipy.sparse.save_npz` (format `csr`,
 /// `csc` or `coo`) or by sparsetool.
 ///
 /// A `csr` archive whose rows are sorted and duplicate-free becomes
-/// [`NpzMatrix::Csr`]; otherwise (SciPy allows unsorted and duplicate
-/// column indices) it becomes [`NpzMatrix::Coo`] holding the same entries.
-/// `csc` archives become [`NpzMatrix::Coo`]. Every length, pointer and
+/// [`AnyMatrix::Csr`](crate::AnyMatrix::Csr); otherwise (SciPy allows unsorted and duplicate
+/// column indices) it becomes [`AnyMatrix::Coo`](crate::AnyMatrix::Coo) holding the same entries.
+/// `csc` archives become [`AnyMatrix::Coo`](crate::AnyMatrix::Coo). Every length, pointer and
 /// index is validated.
 ///
 /// # Errors
 /// [`NpzError`] naming the file and the array: not a zip, missing array,
 /// wrong dtype, bad header, truncated entry, unsupported format tag, or a
 /// broken matrix invariant ([`NpzErrorKind::Format`]).
-pub fn read_npz<T: Scalar, I: Index>(path: &Path) -> Result<NpzMatrix<T, I>, NpzError> {
+pub fn read_npz<T: Scalar, I: Index>(path: &Path) -> Result<AnyMatrix<T, I>, NpzError> {
     let mut a = NpzArchive::open(path)?;
     read_matrix(&mut a)
 }
@@ -84,7 +65,7 @@ pub fn read_npz<T: Scalar, I: Index>(path: &Path) -> Result<NpzMatrix<T, I>, Npz
 pub fn read_npz_bytes<T: Scalar, I: Index>(
     bytes: Vec<u8>,
     name: &str,
-) -> Result<NpzMatrix<T, I>, NpzError> {
+) -> Result<AnyMatrix<T, I>, NpzError> {
     let mut a = NpzArchive::from_bytes(bytes, name)?;
     read_matrix(&mut a)
 }
@@ -93,16 +74,16 @@ pub fn read_npz_bytes<T: Scalar, I: Index>(
 ///
 /// # Errors
 /// As [`read_npz`].
-pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<T, I>, NpzError> {
+pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<T, I>, NpzError> {
     let tag = a.format_tag()?;
     let (nrows, ncols) = a.shape()?;
     let file = a.file_name().to_string();
     let ferr = |array: &str, e: FormatError| NpzError::from(e).with_file(&file).with_array(array);
     match tag.as_str() {
-        "ell" => return Ok(NpzMatrix::Ell(read_ell(a)?)),
-        "hyb" => return Ok(NpzMatrix::Hyb(read_hyb(a)?)),
-        "jds" => return Ok(NpzMatrix::Jds(read_jds(a)?)),
-        "sell" => return Ok(NpzMatrix::Sell(read_sell(a)?)),
+        "ell" => return Ok(AnyMatrix::Ell(read_ell(a)?)),
+        "hyb" => return Ok(AnyMatrix::Hyb(read_hyb(a)?)),
+        "jds" => return Ok(AnyMatrix::Jds(read_jds(a)?)),
+        "sell" => return Ok(AnyMatrix::Sell(read_sell(a)?)),
         _ => {}
     }
     match tag.as_str() {
@@ -127,7 +108,7 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<
             if tag == "csr" && rows_canonical(&indptr, &indices) {
                 let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
                     .map_err(|e| ferr("indices", e))?;
-                return Ok(NpzMatrix::Csr(m));
+                return Ok(AnyMatrix::Csr(m));
             }
             let outer_idx = expand_ptr(&indptr, nnz);
             let (rows, cols) = if tag == "csr" {
@@ -137,7 +118,7 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<
             };
             let m = Coo::try_from_parts(nrows, ncols, rows, cols, data)
                 .map_err(|e| ferr("indices", e))?;
-            Ok(NpzMatrix::Coo(m))
+            Ok(AnyMatrix::Coo(m))
         }
         "coo" => {
             let data: Vec<T> = a.value_array("data")?;
@@ -173,13 +154,35 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<NpzMatrix<
             }
             let m =
                 Coo::try_from_parts(nrows, ncols, rows, cols, data).map_err(|e| ferr("row", e))?;
-            Ok(NpzMatrix::Coo(m))
+            Ok(AnyMatrix::Coo(m))
         }
         other => Err(NpzError::new(
             Some(&file),
             Some("format"),
             NpzErrorKind::UnsupportedFormat(other.to_string()),
         )),
+    }
+}
+
+/// Writes any matrix as an `.npz` archive: `csr` and `coo` exactly as
+/// `scipy.sparse.save_npz` writes them, the GPU formats with the arrays
+/// listed in the module documentation.
+///
+/// # Errors
+/// I/O errors, and values or sizes the archive cannot hold.
+pub fn write_matrix<W, T, I>(w: W, m: MatrixRef<'_, T, I>) -> Result<(), NpzError>
+where
+    W: std::io::Write + std::io::Seek,
+    T: Scalar + NpyElement,
+    I: Index + NpyElement,
+{
+    match m {
+        MatrixRef::Coo(x) => write_coo(w, x),
+        MatrixRef::Csr(x) => write_csr(w, x),
+        MatrixRef::Ell(x) => write_ell(w, x),
+        MatrixRef::Hyb(x) => write_hyb(w, x),
+        MatrixRef::Jds(x) => write_jds(w, x),
+        MatrixRef::Sell(x) => write_sell(w, x),
     }
 }
 

@@ -43,19 +43,19 @@ fn csr_roundtrip_all_types() {
     assert_eq!(ar.format_tag().unwrap(), "csr");
     assert_eq!(ar.shape().unwrap(), (4, 4));
     match read_npz_bytes::<f64, i32>(bytes.clone(), "b.npz").unwrap() {
-        NpzMatrix::Csr(b) => assert_eq!(a, b),
+        AnyMatrix::Csr(b) => assert_eq!(a, b),
         other => panic!("{other:?}"),
     }
     // Widening indices and converting values on read.
     match read_npz_bytes::<f32, i64>(bytes.clone(), "b.npz").unwrap() {
-        NpzMatrix::Csr(b) => {
+        AnyMatrix::Csr(b) => {
             assert_eq!(b.row_ptr(), &[0i64, 2, 5, 7, 8]);
             assert_eq!(b.values()[4], 9.0f32);
         }
         other => panic!("{other:?}"),
     }
     match read_npz_bytes::<Complex64, i32>(bytes, "b.npz").unwrap() {
-        NpzMatrix::Csr(b) => assert_eq!(b.values()[1], Complex64::new(7.0, 0.0)),
+        AnyMatrix::Csr(b) => assert_eq!(b.values()[1], Complex64::new(7.0, 0.0)),
         other => panic!("{other:?}"),
     }
 }
@@ -80,7 +80,7 @@ fn coo_roundtrip_with_duplicates() {
     let ar = NpzArchive::from_bytes(bytes.clone(), "c.npz").unwrap();
     assert_eq!(ar.names(), ["row", "col", "format", "shape", "data"]);
     match read_npz_bytes::<Complex64, i64>(bytes.clone(), "c.npz").unwrap() {
-        NpzMatrix::Coo(b) => assert_eq!(a, b),
+        AnyMatrix::Coo(b) => assert_eq!(a, b),
         other => panic!("{other:?}"),
     }
     // Complex values into a real type are refused.
@@ -100,7 +100,7 @@ fn empty_matrix_roundtrip() {
     let mut c = Cursor::new(Vec::new());
     write_csr(&mut c, &a).unwrap();
     match read_npz_bytes::<f32, i64>(c.into_inner(), "e.npz").unwrap() {
-        NpzMatrix::Csr(b) => assert_eq!(a, b),
+        AnyMatrix::Csr(b) => assert_eq!(a, b),
         other => panic!("{other:?}"),
     }
 }
@@ -168,7 +168,7 @@ fn unsorted_and_duplicate_csr_becomes_coo() {
         w.add_array("data", &[4], &[1.0f64, 2.0, 3.0, 4.0]).unwrap();
     });
     match read_npz_bytes::<f64, i32>(bytes, "u.npz").unwrap() {
-        NpzMatrix::Coo(c) => {
+        AnyMatrix::Coo(c) => {
             assert_eq!(c.rows(), &[0, 0, 1, 1]);
             assert_eq!(c.cols(), &[2, 0, 1, 1]);
         }
@@ -187,7 +187,7 @@ fn csc_becomes_coo() {
         w.add_array("data", &[2], &[4i64, 3]).unwrap();
     });
     match read_npz_bytes::<f64, i32>(bytes, "csc.npz").unwrap() {
-        NpzMatrix::Coo(c) => {
+        AnyMatrix::Coo(c) => {
             assert_eq!(c.rows(), &[1, 0]);
             assert_eq!(c.cols(), &[0, 2]);
             assert_eq!(c.values(), &[4.0, 3.0]);

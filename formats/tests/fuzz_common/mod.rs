@@ -10,9 +10,10 @@
 // Each test crate that includes this module uses only part of it.
 #![allow(dead_code)]
 
-use sparsetool_formats::binary::{SpbFile, SpbMatrix, SpbOptions, ENTRY_SIZE, HEADER_SIZE};
+use sparsetool_formats::binary::{SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE};
 use sparsetool_formats::mm::{self, ReadOptions};
-use sparsetool_formats::npz::{self, NpzArchive, NpzMatrix};
+use sparsetool_formats::npz::{self, NpzArchive};
+use sparsetool_formats::AnyMatrix;
 use sparsetool_formats::{Complex64, Coo, Index, Scalar};
 
 /// SpMV is skipped above this many rows or columns: the harness would have
@@ -50,35 +51,11 @@ pub fn check_coo<T: Scalar, I: Index>(m: &Coo<T, I>) {
     spmv_ones::<T>(m.nrows(), m.ncols(), |x, y| m.spmv(x, y));
 }
 
-macro_rules! spmv_any {
-    ($m:expr) => {{
-        let m = $m;
-        spmv_ones(m.nrows(), m.ncols(), |x, y| m.spmv(x, y));
-    }};
-}
-
-/// SpMV on whatever an `.npz` archive held.
-pub fn check_npz_matrix<T: Scalar, I: Index>(m: &NpzMatrix<T, I>) {
+/// SpMV on whatever a reader returned (COO re-validated first).
+pub fn check_matrix<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) {
     match m {
-        NpzMatrix::Coo(a) => check_coo(a),
-        NpzMatrix::Csr(a) => spmv_any!(a),
-        NpzMatrix::Ell(a) => spmv_any!(a),
-        NpzMatrix::Hyb(a) => spmv_any!(a),
-        NpzMatrix::Jds(a) => spmv_any!(a),
-        NpzMatrix::Sell(a) => spmv_any!(a),
-        _ => {}
-    }
-}
-
-/// SpMV on whatever a `.spb` file held.
-pub fn check_spb_matrix<T: Scalar, I: Index>(m: &SpbMatrix<T, I>) {
-    match m {
-        SpbMatrix::Coo(a) => check_coo(a),
-        SpbMatrix::Csr(a) => spmv_any!(a),
-        SpbMatrix::Ell(a) => spmv_any!(a),
-        SpbMatrix::Hyb(a) => spmv_any!(a),
-        SpbMatrix::Jds(a) => spmv_any!(a),
-        SpbMatrix::Sell(a) => spmv_any!(a),
+        AnyMatrix::Coo(a) => check_coo(a),
+        other => spmv_ones::<T>(other.nrows(), other.ncols(), |x, y| other.spmv(x, y)),
     }
 }
 
@@ -126,13 +103,13 @@ pub fn fuzz_mm(data: &[u8]) {
 /// `.npz`: the matrix reader for three type pairs and the `info` summary.
 pub fn fuzz_npz(data: &[u8]) {
     if let Ok(m) = npz::read_npz_bytes::<f64, i32>(data.to_vec(), "fuzz.npz") {
-        check_npz_matrix(&m);
+        check_matrix(&m);
     }
     if let Ok(m) = npz::read_npz_bytes::<f32, i64>(data.to_vec(), "fuzz.npz") {
-        check_npz_matrix(&m);
+        check_matrix(&m);
     }
     if let Ok(m) = npz::read_npz_bytes::<Complex64, i32>(data.to_vec(), "fuzz.npz") {
-        check_npz_matrix(&m);
+        check_matrix(&m);
     }
     if let Ok(mut a) = NpzArchive::from_bytes(data.to_vec(), "fuzz.npz") {
         let _ = a.info();
@@ -172,7 +149,7 @@ pub fn fix_spb_checksums(data: &[u8]) -> Option<Vec<u8>> {
 
 fn spb_types<T: Scalar, I: Index>(f: &SpbFile) {
     if let Ok(m) = f.to_matrix::<T, I>() {
-        check_spb_matrix(&m);
+        check_matrix(&m);
     }
     if let Ok(v) = f.csr_view::<T, I>() {
         // A plain serial SpMV over the zero-copy view, with checked
