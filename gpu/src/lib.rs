@@ -42,6 +42,7 @@
 
 mod bench;
 mod context;
+mod cpu_bench;
 mod cusparse;
 mod device_matrix;
 mod error;
@@ -57,6 +58,7 @@ pub use bench::{
     MIN_INTERVAL_MS,
 };
 pub use context::{driver_available, GpuContext};
+pub use cpu_bench::{cpu_bench, CPU_BYTES_MODEL};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use device_matrix::AnyFormatRef;
 pub use error::GpuError;
