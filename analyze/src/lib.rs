@@ -20,6 +20,11 @@
 //! | bench reports | [`bench`] | the typed `sparsetool bench --json` report ([`BenchReport`], [`SweepReport`]), the one median ([`bench::median_min`]) and `x` generator ([`bench::random_x`]) of every bench |
 //! | output | [`report`], [`plot`] | [`AnalyzeReport`] (serde JSON), [`render_text`], [`write_plot`] (SVG or PNG) |
 //!
+//! Modules are layered, each using only those above it in the table's
+//! order of rules → candidates → time model → recommendation (no module
+//! cycle): the rules know no candidates, the candidates no time model,
+//! and the time model no recommendation.
+//!
 //! References: N. Bell and M. Garland, *Efficient Sparse Matrix-Vector
 //! Multiplication on CUDA* (NVIDIA NVR-2008-004) for ELL/HYB and CUSP's
 //! width rule; M. Kreutzer et al., *A unified sparse matrix data format

@@ -716,35 +716,17 @@ mod tests {
 
     #[test]
     fn kernel_lists() {
-        let csr: Vec<String> = kernels_for(FormatKind::Csr, 100, 500)
-            .into_iter()
-            .map(|k| k.1)
-            .collect();
-        assert_eq!(
-            csr,
-            [
-                "csr-scalar",
-                "csr-vector",
-                "csr-balanced",
-                "csr-binned",
-                "csr-vector-l4",
-                "csr-vector-l16"
-            ]
-        );
-        let csr: Vec<String> = kernels_for(FormatKind::Csr, 1, 100)
-            .into_iter()
-            .map(|k| k.1)
-            .collect();
-        assert_eq!(
-            csr,
-            [
-                "csr-scalar",
-                "csr-vector",
-                "csr-balanced",
-                "csr-binned",
-                "csr-vector-l16"
-            ]
-        );
+        let names = |nrows, nnz| -> Vec<String> {
+            kernels_for(FormatKind::Csr, nrows, nnz)
+                .into_iter()
+                .map(|k| k.1)
+                .collect()
+        };
+        let ours = ["csr-scalar", "csr-vector", "csr-balanced", "csr-binned"];
+        assert_eq!(names(100, 500)[..4], ours);
+        assert_eq!(names(100, 500)[4..], ["csr-vector-l4", "csr-vector-l16"]);
+        assert_eq!(names(1, 100)[..4], ours);
+        assert_eq!(names(1, 100)[4..], ["csr-vector-l16"]);
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
     }
