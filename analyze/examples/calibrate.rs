@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use sparsetool_analyze::recommend::{rank_layouts, CostModel};
 use sparsetool_analyze::timing::{fit, load_sweep_dir, Sample, SweepRun, TimeModel, TERMS};
+use sparsetool_formats::{FormatKind, Layout};
 
 /// One bench run: a matrix in one dtype.
 struct Case {
@@ -29,12 +30,12 @@ struct Case {
 }
 
 impl Case {
-    fn oracle(&self) -> Option<(&str, f64, &str)> {
+    fn oracle(&self) -> Option<(Layout, f64, &str)> {
         self.run
             .best
             .iter()
             .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
-            .map(|(l, (t, k))| (l.as_str(), *t, k.as_str()))
+            .map(|(l, (t, k))| (*l, *t, k.as_str()))
     }
 }
 
@@ -74,22 +75,26 @@ struct Outcome {
 fn measured_ranking(c: &Case, model: &TimeModel) -> Vec<(usize, f64)> {
     rank_layouts(&c.run.features, model, &CostModel::default())
         .into_iter()
-        .filter(|&(i, _)| c.run.best.contains_key(&c.run.features.candidates[i].label))
+        .filter(|&(i, _)| {
+            c.run
+                .best
+                .contains_key(&c.run.features.candidates[i].layout)
+        })
         .collect()
 }
 
 /// What `analyze --measure --measure-top k` would pick from `ranking`: the
 /// measured fastest (µs) of the best-ranked layouts of the first `k` formats.
 fn measured_top(c: &Case, ranking: &[(usize, f64)], k: usize) -> f64 {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<FormatKind> = Vec::new();
     let mut best = f64::INFINITY;
     for &(i, _) in ranking {
         let cand = &c.run.features.candidates[i];
-        if seen.contains(&cand.format.as_str()) {
+        if seen.contains(&cand.layout.kind()) {
             continue;
         }
-        seen.push(&cand.format);
-        best = best.min(c.run.best[&cand.label].0);
+        seen.push(cand.layout.kind());
+        best = best.min(c.run.best[&cand.layout].0);
         if seen.len() == k {
             break;
         }
@@ -100,20 +105,22 @@ fn measured_top(c: &Case, ranking: &[(usize, f64)], k: usize) -> f64 {
 fn outcome(c: &Case, model: &TimeModel) -> Option<Outcome> {
     let ranking = measured_ranking(c, model);
     let (i, pred) = ranking.first().copied()?;
-    let rec = &c.run.features.candidates[i].label;
+    let rec = &c.run.features.candidates[i].layout;
     let (rec_us, rec_kernel) = c.run.best[rec].clone();
     let (oracle, oracle_us, oracle_kernel) = c.oracle()?;
     let mut formats: BTreeMap<String, f64> = BTreeMap::new();
     for cand in &c.run.features.candidates {
-        if let Some((t, _)) = c.run.best.get(&cand.label) {
-            let e = formats.entry(cand.format.clone()).or_insert(f64::INFINITY);
+        if let Some((t, _)) = c.run.best.get(&cand.layout) {
+            let e = formats
+                .entry(cand.layout.kind().name().to_string())
+                .or_insert(f64::INFINITY);
             *e = e.min(*t);
         }
     }
     let mut formats: Vec<(String, f64)> = formats.into_iter().collect();
     formats.sort_by(|a, b| a.1.total_cmp(&b.1));
     Some(Outcome {
-        rec: rec.clone(),
+        rec: rec.to_string(),
         rec_pred: pred,
         rec_us,
         rec_kernel,
@@ -384,7 +391,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             };
             // the first run's oracle layout, timed again in the repeat
-            let same = c2.run.best.get(o1.0).map(|x| x.0);
+            let same = c2.run.best.get(&o1.0).map(|x| x.0);
             let s = o2.1.max(o1.1) / o2.1.min(o1.1);
             spread.push(s);
             if o1.0 != o2.0 {
@@ -409,7 +416,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter_map(|c2| {
                 let c1 = cases.iter().find(|c| c.name == c2.name)?;
                 let o1 = c1.oracle()?;
-                Some(c2.run.best.get(o1.0)?.0 / c2.oracle()?.1)
+                Some(c2.run.best.get(&o1.0)?.0 / c2.oracle()?.1)
             })
             .collect();
         let ceil = summarize(&ceiling);

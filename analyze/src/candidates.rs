@@ -10,12 +10,13 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use sparsetool_formats::Layout;
 
-use crate::formats::{self, sell_slots, Shape, Sizes};
-use crate::recommend::{
+use crate::formats::{self, sell_slots, Shape, Sizes, Traffic};
+use crate::rows::{LengthCounts, RowLengths};
+use crate::rules::{
     cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel, SellCandidate,
 };
-use crate::rows::{LengthCounts, RowLengths};
 use crate::stats::LengthStats;
 
 /// What one SpMV in a layout touches, from the row lengths alone.
@@ -37,29 +38,50 @@ pub struct Work {
     pub vector_bytes: u64,
 }
 
-/// One layout: a format with its parameters.
+/// One layout with the work it implies. Its JSON (in `sparsetool bench
+/// --sweep --json`) names the layout three ways, as the stored results do:
+/// `format`, `label` (the [`Layout`] text) and `params`
+/// ([`Layout::params`]); reading it parses `label`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "CandidateJson", try_from = "CandidateJson")]
 pub struct Candidate {
-    /// Format name (`csr`, `coo`, `ell`, `hyb`, `jds`, `sell`).
-    pub format: String,
-    /// Stable label, e.g. `hyb-6` or `sell-32-1024` (see [`label`]).
-    pub label: String,
-    /// Parameters: `ell_width`, `hyb_width`, `slice` and `sigma`.
-    pub params: BTreeMap<String, u64>,
+    /// The layout.
+    pub layout: Layout,
     /// The work this layout implies.
     pub work: Work,
 }
 
-/// The label of a layout: the format name, then its parameters joined by
-/// `-` (`ell-5`, `hyb-6`, `sell-32-1024`; `csr`, `coo`, `jds`).
-#[must_use]
-pub fn label(format: &str, params: &BTreeMap<String, u64>) -> String {
-    let get = |k: &str| params.get(k).copied().unwrap_or(0);
-    match format {
-        "ell" => format!("ell-{}", get("ell_width")),
-        "hyb" => format!("hyb-{}", get("hyb_width")),
-        "sell" => format!("sell-{}-{}", get("slice"), get("sigma")),
-        other => other.to_string(),
+/// The JSON form of a [`Candidate`].
+#[derive(Serialize, Deserialize)]
+struct CandidateJson {
+    format: String,
+    label: Layout,
+    #[serde(default)]
+    params: BTreeMap<String, u64>,
+    work: Work,
+}
+
+impl From<Candidate> for CandidateJson {
+    fn from(c: Candidate) -> Self {
+        Self {
+            format: c.layout.kind().name().to_string(),
+            label: c.layout,
+            params: c.layout.params(),
+            work: c.work,
+        }
+    }
+}
+
+impl TryFrom<CandidateJson> for Candidate {
+    type Error = String;
+    fn try_from(j: CandidateJson) -> Result<Self, String> {
+        if j.format != j.label.kind().name() {
+            return Err(format!("candidate `{}` has format `{}`", j.label, j.format));
+        }
+        Ok(Self {
+            layout: j.label,
+            work: j.work,
+        })
     }
 }
 
@@ -100,11 +122,12 @@ impl Features {
     ///
     /// ```
     /// use sparsetool_analyze::{Features, RowLengths};
+    /// use sparsetool_formats::Layout;
     /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3], cols: vec![2, 2, 3, 2] };
     /// let f = Features::new(&rl, 8);
-    /// let labels: Vec<&str> = f.candidates.iter().map(|c| c.label.as_str()).collect();
-    /// assert!(labels.contains(&"csr") && labels.contains(&"ell-3"));
-    /// let ell = f.candidates.iter().find(|c| c.format == "ell").unwrap();
+    /// let labels: Vec<String> = f.candidates.iter().map(|c| c.layout.to_string()).collect();
+    /// assert!(labels.contains(&"csr".into()) && labels.contains(&"ell-3".into()));
+    /// let ell = f.candidates.iter().find(|c| c.layout == Layout::Ell { width: 3 }).unwrap();
     /// assert_eq!(ell.work.slots, 12);
     /// ```
     #[must_use]
@@ -134,7 +157,7 @@ impl Features {
             nnz: counts.nnz,
             max_len: counts.max(),
         };
-        let vector_bytes = (sh.nrows + sh.ncols) * s.value;
+        let vector_bytes = Traffic::new(0, sh.nrows, sh.ncols, s.value).total();
         let base = Work {
             rows: sh.nrows,
             nnz: sh.nnz,
@@ -144,31 +167,24 @@ impl Features {
             vector_bytes,
         };
         let mut out = Vec::new();
-        let mut push = |format: &str, params: &[(&str, u64)], work: Work| {
-            let params: BTreeMap<String, u64> =
-                params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-            let label = label(format, &params);
-            if out.iter().all(|c: &Candidate| c.label != label) {
-                out.push(Candidate {
-                    format: format.to_string(),
-                    label,
-                    params,
-                    work,
-                });
+        let mut push = |layout: Layout, work: Work| {
+            if out.iter().all(|c: &Candidate| c.layout != layout) {
+                out.push(Candidate { layout, work });
             }
         };
         let with_bytes = |matrix_bytes: u64| Work {
             matrix_bytes,
             ..base
         };
-        push("csr", &[], with_bytes(formats::csr(sh, s).bytes));
-        push("coo", &[], with_bytes(formats::coo(sh, s).bytes));
-        push("jds", &[], with_bytes(formats::jds(sh, s).bytes));
+        push(Layout::Csr, with_bytes(formats::csr(sh, s).bytes));
+        push(Layout::Coo, with_bytes(formats::coo(sh, s).bytes));
+        push(Layout::Jds, with_bytes(formats::jds(sh, s).bytes));
         let ell = formats::ell(sh, s);
         if ell.slots <= MAX_ELL_SLOTS && sh.nnz > 0 {
             push(
-                "ell",
-                &[("ell_width", ell.ell_width)],
+                Layout::Ell {
+                    width: ell.ell_width,
+                },
                 Work {
                     slots: ell.slots,
                     ..with_bytes(ell.bytes)
@@ -190,8 +206,7 @@ impl Features {
                     continue;
                 }
                 push(
-                    "hyb",
-                    &[("hyb_width", w)],
+                    Layout::Hyb { width: w },
                     Work {
                         slots: h.ell_slots,
                         tail: h.coo_entries,
@@ -216,8 +231,10 @@ impl Features {
             let slots = known.unwrap_or_else(|| sell_slots(&rl.rows, c, sigma));
             let r = formats::sell_report(sh, c, sigma, slots, s);
             push(
-                "sell",
-                &[("slice", c as u64), ("sigma", sigma as u64)],
+                Layout::Sell {
+                    slice: c as u64,
+                    sigma: sigma as u64,
+                },
                 Work {
                     slots: r.slots,
                     ..with_bytes(r.bytes)
@@ -252,17 +269,23 @@ mod tests {
     #[test]
     fn labels_are_unique_and_stable() {
         let f = Features::new(&rl((0..5000).map(|i| 1 + (i % 13) as u32).collect()), 4);
-        let mut labels: Vec<&str> = f.candidates.iter().map(|c| c.label.as_str()).collect();
+        let mut labels: Vec<String> = f.candidates.iter().map(|c| c.layout.to_string()).collect();
         let n = labels.len();
         labels.sort_unstable();
         labels.dedup();
         assert_eq!(labels.len(), n);
         for c in &f.candidates {
-            assert_eq!(label(&c.format, &c.params), c.label);
-            assert!(c.work.slots >= c.work.nnz - c.work.tail, "{}", c.label);
+            assert!(c.work.slots >= c.work.nnz - c.work.tail, "{}", c.layout);
+            let json = serde_json::to_value(c).unwrap();
+            assert_eq!(json["label"], c.layout.to_string());
+            assert_eq!(json["format"], c.layout.kind().name());
+            assert_eq!(serde_json::from_value::<Candidate>(json).unwrap(), *c);
         }
         for want in ["csr", "coo", "jds", "ell-13", "sell-32-1", "sell-64-2048"] {
-            assert!(labels.contains(&want), "{want} missing from {labels:?}");
+            assert!(
+                labels.iter().any(|l| l == want),
+                "{want} missing from {labels:?}"
+            );
         }
     }
 
@@ -273,13 +296,15 @@ mod tests {
         assert!(!f
             .candidates
             .iter()
-            .any(|c| c.format == "ell" || c.format == "hyb"));
+            .any(|c| matches!(c.layout, Layout::Ell { .. } | Layout::Hyb { .. })));
         let f = Features::new(&rl(vec![0, 0, 3]), 8);
         let hyb: Vec<u64> = f
             .candidates
             .iter()
-            .filter(|c| c.format == "hyb")
-            .map(|c| c.params["hyb_width"])
+            .filter_map(|c| match c.layout {
+                Layout::Hyb { width } => Some(width),
+                _ => None,
+            })
             .collect();
         assert!(hyb.iter().all(|&w| (1..=3).contains(&w)), "{hyb:?}");
     }

@@ -28,6 +28,7 @@
 
 use rayon::prelude::*;
 use serde::Serialize;
+use sparsetool_formats::FormatKind;
 
 use crate::rows::LengthCounts;
 use crate::AnalyzeError;
@@ -125,8 +126,100 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    fn vectors(&self, s: Sizes) -> u64 {
-        (self.ncols + self.nrows) * s.value
+    /// `spmv_bytes` of a layout storing `bytes`.
+    fn spmv(&self, bytes: u64, s: Sizes) -> u64 {
+        Traffic::new(bytes, self.nrows, self.ncols, s.value).total()
+    }
+}
+
+/// Bytes one SpMV must move under the minimum-bytes model: every array of the
+/// stored matrix read once, `x` read once, `y` written once (see the module
+/// docs). The `spmv_bytes` of the accounting and the `bytes` and `gbps` of
+/// every bench.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes of the matrix arrays as stored (padding included).
+    pub matrix: u64,
+    /// Bytes of `x` (`ncols` values).
+    pub x: u64,
+    /// Bytes of `y` (`nrows` values).
+    pub y: u64,
+}
+
+impl Traffic {
+    /// Traffic for a matrix whose arrays take `matrix` bytes.
+    ///
+    /// ```
+    /// use sparsetool_analyze::Traffic;
+    /// // CSR f32, 4 rows, 10 nnz: row_ptr 5*4 + col 10*4 + vals 10*4
+    /// let t = Traffic::new(20 + 40 + 40, 4, 4, 4);
+    /// assert_eq!(t.total(), 100 + 16 + 16);
+    /// assert!((t.gbps(1.0) - 132.0 / 1e-3 / 1e9).abs() < 1e-12);
+    /// assert_eq!(t.gbps(0.0), 0.0);
+    /// ```
+    #[must_use]
+    pub fn new(matrix: u64, nrows: u64, ncols: u64, value_bytes: u64) -> Self {
+        Self {
+            matrix,
+            x: ncols * value_bytes,
+            y: nrows * value_bytes,
+        }
+    }
+
+    /// Total bytes.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.matrix + self.x + self.y
+    }
+
+    /// GB/s (1e9 bytes per second) for a time in milliseconds.
+    #[must_use]
+    pub fn gbps(&self, ms: f64) -> f64 {
+        if ms > 0.0 {
+            self.total() as f64 / (ms * 1e-3) / 1e9
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What a stored matrix holds, counted: the inputs of [`stored_bytes`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stored {
+    /// Rows.
+    pub nrows: u64,
+    /// Stored entries.
+    pub nnz: u64,
+    /// Slots of the padded part: ELL and SELL slots, the ELL part of HYB
+    /// (unused by the other formats).
+    pub slots: u64,
+    /// Entries of HYB's COO tail.
+    pub tail: u64,
+    /// Jagged diagonals of JDS.
+    pub diagonals: u64,
+    /// Slices of SELL.
+    pub slices: u64,
+}
+
+/// Bytes of the arrays of a matrix in format `kind` (the table of the
+/// module docs), as `sparsetool-formats` stores them.
+///
+/// ```
+/// use sparsetool_analyze::{stored_bytes, Sizes, Stored};
+/// use sparsetool_formats::FormatKind;
+/// let st = Stored { nrows: 4, nnz: 10, ..Stored::default() };
+/// assert_eq!(stored_bytes(FormatKind::Csr, &st, Sizes { value: 4, index: 4 }), 100);
+/// ```
+#[must_use]
+pub fn stored_bytes(kind: FormatKind, st: &Stored, s: Sizes) -> u64 {
+    let (i, v) = (s.index, s.value);
+    match kind {
+        FormatKind::Coo => st.nnz * (2 * i + v),
+        FormatKind::Csr => (st.nrows + 1) * i + st.nnz * (i + v),
+        FormatKind::Ell => st.nrows * i + st.slots * (i + v),
+        FormatKind::Hyb => st.nrows * i + st.slots * (i + v) + st.tail * (2 * i + v),
+        FormatKind::Jds => st.nrows * i + (st.diagonals + 1) * i + st.nnz * (i + v),
+        FormatKind::Sell => st.nrows * i + (2 * st.slices + 1) * i + st.slots * (i + v),
     }
 }
 
@@ -245,31 +338,46 @@ pub struct Formats {
     pub sell: SellReport,
 }
 
+impl Shape {
+    /// The counts of a layout of this matrix with `st`'s padded parts.
+    fn stored(&self, st: Stored) -> Stored {
+        Stored {
+            nrows: self.nrows,
+            nnz: self.nnz,
+            ..st
+        }
+    }
+}
+
 pub(crate) fn coo(sh: Shape, s: Sizes) -> CooReport {
-    let bytes = sh.nnz * (2 * s.index + s.value);
+    let bytes = stored_bytes(FormatKind::Coo, &sh.stored(Stored::default()), s);
     CooReport {
         bytes,
         padding_ratio: 0.0,
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
     }
 }
 
 pub(crate) fn csr(sh: Shape, s: Sizes) -> CsrReport {
-    let bytes = (sh.nrows + 1) * s.index + sh.nnz * (s.index + s.value);
+    let bytes = stored_bytes(FormatKind::Csr, &sh.stored(Stored::default()), s);
     CsrReport {
         bytes,
         padding_ratio: 0.0,
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
     }
 }
 
 pub(crate) fn ell(sh: Shape, s: Sizes) -> EllReport {
     let slots = sh.nrows * sh.max_len;
-    let bytes = sh.nrows * s.index + slots * (s.index + s.value);
+    let st = sh.stored(Stored {
+        slots,
+        ..Stored::default()
+    });
+    let bytes = stored_bytes(FormatKind::Ell, &st, s);
     EllReport {
         bytes,
         padding_ratio: ratio(slots - sh.nnz.min(slots), slots),
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
         ell_width: sh.max_len,
         slots,
     }
@@ -279,12 +387,16 @@ pub(crate) fn hyb(sh: Shape, counts: &LengthCounts, width: u64, s: Sizes) -> Hyb
     let ell_slots = sh.nrows * width;
     let tail = counts.overflow(width);
     let kept = sh.nnz - tail;
-    let bytes =
-        sh.nrows * s.index + ell_slots * (s.index + s.value) + tail * (2 * s.index + s.value);
+    let st = sh.stored(Stored {
+        slots: ell_slots,
+        tail,
+        ..Stored::default()
+    });
+    let bytes = stored_bytes(FormatKind::Hyb, &st, s);
     HybReport {
         bytes,
         padding_ratio: ratio(ell_slots - kept, ell_slots + tail),
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
         hyb_width: width,
         ell_slots,
         coo_entries: tail,
@@ -293,11 +405,15 @@ pub(crate) fn hyb(sh: Shape, counts: &LengthCounts, width: u64, s: Sizes) -> Hyb
 
 pub(crate) fn jds(sh: Shape, s: Sizes) -> JdsReport {
     let perm_bytes = sh.nrows * s.index;
-    let bytes = perm_bytes + (sh.max_len + 1) * s.index + sh.nnz * (s.index + s.value);
+    let st = sh.stored(Stored {
+        diagonals: sh.max_len,
+        ..Stored::default()
+    });
+    let bytes = stored_bytes(FormatKind::Jds, &st, s);
     JdsReport {
         bytes,
         padding_ratio: 0.0,
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
         diagonals: sh.max_len,
         perm_bytes,
         scattered_y_bytes: sh.nrows * s.value,
@@ -311,11 +427,16 @@ pub(crate) fn sell(sh: Shape, rows: &[u32], c: usize, sigma: usize, s: Sizes) ->
 /// [`sell`] with the slot count already known.
 pub(crate) fn sell_report(sh: Shape, c: usize, sigma: usize, slots: u64, s: Sizes) -> SellReport {
     let slices = (sh.nrows as usize).div_ceil(c.max(1)) as u64;
-    let bytes = sh.nrows * s.index + (2 * slices + 1) * s.index + slots * (s.index + s.value);
+    let st = sh.stored(Stored {
+        slots,
+        slices,
+        ..Stored::default()
+    });
+    let bytes = stored_bytes(FormatKind::Sell, &st, s);
     SellReport {
         bytes,
         padding_ratio: ratio(slots - sh.nnz.min(slots), slots),
-        spmv_bytes: bytes + sh.vectors(s),
+        spmv_bytes: sh.spmv(bytes, s),
         slice: c as u64,
         sigma: sigma as u64,
         slots,

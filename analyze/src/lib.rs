@@ -13,10 +13,17 @@
 //! | statistics | [`stats`] | min, max, mean, std, cv, median, p90, p99, skewness, empty rows ([`LengthStats`], via `statrs`) |
 //! | histogram | [`histogram`] | bins covering every row once: exact lengths, or log2 bins ([`Bin`]) |
 //! | formats | [`formats`] | storage bytes, padding and SpMV bytes of COO, CSR, ELL, HYB, JDS, SELL ([`Formats`], [`sell_slots`]) |
+//! | rules | [`rules`] | HYB width (cost model, CUSP, Ginkgo), SELL C/σ, uneven rows ([`CostModel`], [`recommend_hyb_width`], [`recommend_sell`]) |
 //! | candidates | [`candidates`] | every layout worth weighing (HYB at each rule's width, SELL at several C and σ) with the work it implies ([`Features`], [`Work`]) |
 //! | time model | [`timing`] | predicted µs per layout, fitted to GPU timings ([`TimeModel`], shipped calibration in `analyze/calibration/`) |
-//! | recommendation | [`recommend`] | HYB width (cost model, CUSP, Ginkgo), SELL C/σ, the layout with the lowest predicted time and a reason ([`CostModel`], [`recommend_hyb_width`], [`recommend_sell`]) |
+//! | recommendation | [`recommend`] | the layout with the lowest predicted time and a reason ([`Recommendation`]) |
+//! | bench reports | [`bench`] | the typed `sparsetool bench --json` report ([`BenchReport`], [`SweepReport`]), the one median ([`bench::median_min`]) and `x` generator ([`bench::random_x`]) of every bench |
 //! | output | [`report`], [`plot`] | [`AnalyzeReport`] (serde JSON), [`render_text`], [`write_plot`] (SVG or PNG) |
+//!
+//! Modules are layered, each using only those above it in the table's
+//! order of rules → candidates → time model → recommendation (no module
+//! cycle): the rules know no candidates, the candidates no time model,
+//! and the time model no recommendation.
 //!
 //! References: N. Bell and M. Garland, *Efficient Sparse Matrix-Vector
 //! Multiplication on CUDA* (NVIDIA NVR-2008-004) for ELL/HYB and CUSP's
@@ -63,6 +70,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod candidates;
 mod error;
 pub mod formats;
@@ -71,16 +79,19 @@ pub mod plot;
 pub mod recommend;
 pub mod report;
 pub mod rows;
+pub mod rules;
 pub mod stats;
 pub mod timing;
 
+pub use bench::{BenchReport, KernelResult, MatrixInfo, Skipped, SweepReport};
 pub use candidates::{Candidate, Features, Work};
 pub use error::{is_lenient_recoverable, AnalyzeError};
-pub use formats::{sell_slots, Formats, Sizes};
+pub use formats::{sell_slots, stored_bytes, Formats, Sizes, Stored, Traffic};
 pub use histogram::Bin;
 pub use plot::{draw_report, write_plot, PlotError};
-pub use recommend::{recommend_hyb_width, recommend_sell, CostModel, Recommendation};
+pub use recommend::Recommendation;
 pub use report::{render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout};
 pub use rows::RowLengths;
+pub use rules::{recommend_hyb_width, recommend_sell, CostModel};
 pub use stats::LengthStats;
 pub use timing::TimeModel;

@@ -272,7 +272,7 @@ macro_rules! curve_body {
             .draw()
             .map_err(draw_err)?;
         let pts = &$report.padding_curve;
-        let series: [(&str, Box<dyn Fn(&crate::recommend::CurvePoint) -> u64>); 3] = [
+        let series: [(&str, Box<dyn Fn(&crate::rules::CurvePoint) -> u64>); 3] = [
             ("ELL slots (nrows x width)", Box::new(|p| p.ell_slots)),
             ("padding slots", Box::new(|p| p.padding_slots)),
             ("entries beyond width (to COO)", Box::new(|p| p.coo_entries)),

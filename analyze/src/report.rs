@@ -4,17 +4,19 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
+use sparsetool_formats::Layout;
 
 use std::collections::BTreeMap;
 
 use crate::candidates::Features;
 use crate::formats::{self, Formats, Shape, Sizes};
 use crate::histogram::{histogram, Bin};
-use crate::recommend::{
-    choose_sell, hyb_rules, padding_curve, rank_layouts, recommend, sell_table, CostModel,
-    CurvePoint, HybRule, Recommendation, SellCandidate,
-};
+use crate::recommend::{rank_layouts, recommend, Recommendation};
 use crate::rows::{LengthCounts, RowLengths};
+use crate::rules::{
+    choose_sell, hyb_rules, padding_curve, sell_table, CostModel, CurvePoint, HybRule,
+    SellCandidate,
+};
 use crate::stats::LengthStats;
 use crate::timing::TimeModel;
 
@@ -43,8 +45,8 @@ impl Default for AnalyzeOptions {
 /// A candidate layout with its predicted time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PredictedLayout {
-    /// Label, e.g. `hyb-6`.
-    pub layout: String,
+    /// The layout, e.g. `hyb-6`.
+    pub layout: Layout,
     /// Format name.
     pub format: String,
     /// Parameters.
@@ -139,9 +141,9 @@ impl AnalyzeReport {
             .map(|&(i, t)| {
                 let c = &features.candidates[i];
                 PredictedLayout {
-                    layout: c.label.clone(),
-                    format: c.format.clone(),
-                    params: c.params.clone(),
+                    layout: c.layout,
+                    format: c.layout.kind().name().to_string(),
+                    params: c.layout.params(),
                     predicted_us: t,
                 }
             })
@@ -359,7 +361,7 @@ pub fn render_text(r: &AnalyzeReport, name: &str) -> String {
     }
     out.push('\n');
     let _ = writeln!(out, "SELL padding (sigma: padding)");
-    for c in crate::recommend::SELL_SLICES {
+    for c in crate::rules::SELL_SLICES {
         let cells: Vec<String> = r
             .sell_table
             .iter()

@@ -41,7 +41,9 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
+use sparsetool_formats::Layout;
 
+use crate::bench::SweepReport;
 use crate::candidates::{Candidate, Features};
 
 /// Number of terms of the model.
@@ -63,9 +65,10 @@ pub const TERMS: [&str; NTERMS] = [
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::terms;
+/// use sparsetool_formats::Layout;
 /// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1], cols: vec![1, 2] };
 /// let f = Features::new(&rl, 8);
-/// let ell = f.candidates.iter().find(|c| c.format == "ell").unwrap();
+/// let ell = f.candidates.iter().find(|c| c.layout == Layout::Ell { width: 2 }).unwrap();
 /// let t = terms(ell, &f);
 /// assert_eq!(t[0], 1.0);
 /// assert_eq!(t[2], 2.0 / 1e3); // the longest row
@@ -75,17 +78,11 @@ pub const TERMS: [&str; NTERMS] = [
 pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
     let w = &c.work;
     let max = f.row_length.max;
-    let width = c.params.get("hyb_width").copied().unwrap_or(0);
-    let serial = match c.format.as_str() {
-        "coo" => 0,
-        "hyb" => width,
-        "csr" => max.min(CSR_SERIAL_CAP),
-        _ => max,
-    };
-    let tail_serial = if c.format == "hyb" {
-        max.saturating_sub(width)
-    } else {
-        0
+    let (serial, tail_serial) = match c.layout {
+        Layout::Coo => (0, 0),
+        Layout::Hyb { width } => (width, max.saturating_sub(width)),
+        Layout::Csr => (max.min(CSR_SERIAL_CAP), 0),
+        _ => (max, 0),
     };
     [
         1.0,
@@ -94,7 +91,7 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         w.tail as f64 / 1e6,
         tail_serial as f64 / 1e3,
         w.rows as f64 / 1e6,
-        if c.format == "hyb" && w.tail > 0 {
+        if matches!(c.layout, Layout::Hyb { .. }) && w.tail > 0 {
             1.0
         } else {
             0.0
@@ -113,9 +110,11 @@ pub const OWN_MODELS: [&str; 1] = ["cusparse-sell"];
 pub fn kernel_runs(kernel: &str, c: &Candidate) -> bool {
     match kernel {
         "cusparse-sell" => {
-            c.format == "sell"
-                && c.params.get("slice") == Some(&32)
-                && c.params.get("sigma") == Some(&1)
+            c.layout
+                == Layout::Sell {
+                    slice: 32,
+                    sigma: 1,
+                }
         }
         _ => false,
     }
@@ -127,16 +126,17 @@ pub fn kernel_runs(kernel: &str, c: &Candidate) -> bool {
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::models_for;
+/// use sparsetool_formats::Layout;
 /// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1], cols: vec![1, 2] };
 /// let f = Features::new(&rl, 8);
-/// let sell = f.candidates.iter().find(|c| c.label == "sell-32-1").unwrap();
+/// let sell = f.candidates.iter().find(|c| c.layout == Layout::Sell { slice: 32, sigma: 1 }).unwrap();
 /// assert_eq!(models_for(sell), ["sell", "cusparse-sell"]);
-/// let csr = f.candidates.iter().find(|c| c.label == "csr").unwrap();
+/// let csr = f.candidates.iter().find(|c| c.layout == Layout::Csr).unwrap();
 /// assert_eq!(models_for(csr), ["csr"]);
 /// ```
 #[must_use]
-pub fn models_for(c: &Candidate) -> Vec<&str> {
-    std::iter::once(c.format.as_str())
+pub fn models_for(c: &Candidate) -> Vec<&'static str> {
+    std::iter::once(c.layout.kind().name())
         .chain(OWN_MODELS.into_iter().filter(|k| kernel_runs(k, c)))
         .collect()
 }
@@ -231,10 +231,10 @@ pub struct SweepRun {
     pub features: Features,
     /// Best median time (µs) and kernel of each measured layout (results
     /// with `ok: true` only).
-    pub best: BTreeMap<String, (f64, String)>,
+    pub best: BTreeMap<Layout, (f64, String)>,
     /// Median time (µs) of every kernel of each measured layout (`ok: true`
-    /// only): layout label → kernel → µs.
-    pub kernels: BTreeMap<String, BTreeMap<String, f64>>,
+    /// only): layout → kernel → µs.
+    pub kernels: BTreeMap<Layout, BTreeMap<String, f64>>,
     /// Best cuSPARSE CSR time (µs), ALG1 or ALG2.
     pub cusparse_csr_us: Option<f64>,
     /// Device name.
@@ -246,57 +246,53 @@ pub struct SweepRun {
 }
 
 impl SweepRun {
-    /// Reads a bench report; `None` without `features` (not a sweep).
+    /// Reads a bench report (its JSON, deserialised as [`SweepReport`]);
+    /// `None` without `features` (not a sweep).
     ///
     /// # Errors
-    /// The serde error of a malformed `features` object.
-    pub fn from_json(v: &serde_json::Value) -> Result<Option<Self>, serde_json::Error> {
-        let Some(fv) = v.get("features") else {
-            return Ok(None);
-        };
-        let features: Features = serde_json::from_value(fv.clone())?;
-        let mut kernels: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    /// The serde error of a malformed report.
+    pub fn from_json(text: &str) -> Result<Option<Self>, serde_json::Error> {
+        Ok(Self::from_report(serde_json::from_str(text)?))
+    }
+
+    /// The run of a sweep report; `None` without features (not a sweep).
+    #[must_use]
+    pub fn from_report(r: SweepReport) -> Option<Self> {
+        let features = r.features?;
+        let mut kernels: BTreeMap<Layout, BTreeMap<String, f64>> = BTreeMap::new();
         let mut cusparse_csr_us: Option<f64> = None;
-        for r in v["results"].as_array().into_iter().flatten() {
-            if r["ok"] != serde_json::Value::Bool(true) {
-                continue;
-            }
-            let (Some(cfg), Some(ms), Some(kernel)) = (
-                r["config"].as_str(),
-                r["median_ms"].as_f64(),
-                r["kernel"].as_str(),
-            ) else {
+        for k in r.report.results.iter().filter(|k| k.ok) {
+            let Some(layout) = k.config else {
                 continue;
             };
-            let t = ms * 1e3;
-            if kernel.starts_with("cusparse-csr") {
+            let t = k.median_ms * 1e3;
+            if k.kernel.starts_with("cusparse-csr") {
                 cusparse_csr_us = Some(cusparse_csr_us.map_or(t, |c| c.min(t)));
             }
-            let k = kernels
-                .entry(cfg.to_string())
+            let e = kernels
+                .entry(layout)
                 .or_default()
-                .entry(kernel.to_string())
+                .entry(k.kernel.clone())
                 .or_insert(f64::INFINITY);
-            *k = k.min(t);
+            *e = e.min(t);
         }
         // each layout's fastest kernel (the first by name on a tie)
-        let best: BTreeMap<String, (f64, String)> = kernels
+        let best: BTreeMap<Layout, (f64, String)> = kernels
             .iter()
-            .filter_map(|(cfg, ks)| {
+            .filter_map(|(layout, ks)| {
                 let (k, t) = ks.iter().min_by(|a, b| a.1.total_cmp(b.1))?;
-                Some((cfg.clone(), (*t, k.clone())))
+                Some((*layout, (*t, k.clone())))
             })
             .collect();
-        let text = |k: &str| v[k].as_str().unwrap_or("?").to_string();
-        Ok(Some(Self {
+        Some(Self {
             features,
             best,
             kernels,
             cusparse_csr_us,
-            device: text("device"),
-            driver: text("driver"),
-            dtype: text("dtype"),
-        }))
+            device: r.report.device,
+            driver: r.report.driver,
+            dtype: r.report.dtype,
+        })
     }
 
     /// The [`Sample`]s of this run: for each measured candidate layout, one
@@ -316,7 +312,7 @@ impl SweepRun {
             .fold(f64::INFINITY, f64::min);
         let mut out = Vec::new();
         for c in &self.features.candidates {
-            let Some(ks) = self.kernels.get(&c.label) else {
+            let Some(ks) = self.kernels.get(&c.layout) else {
                 continue;
             };
             let mut per_model: BTreeMap<&str, f64> = BTreeMap::new();
@@ -324,7 +320,7 @@ impl SweepRun {
                 let m = OWN_MODELS
                     .into_iter()
                     .find(|&o| o == k)
-                    .unwrap_or(c.format.as_str());
+                    .unwrap_or(c.layout.kind().name());
                 let e = per_model.entry(m).or_insert(f64::INFINITY);
                 *e = e.min(t);
             }
@@ -359,9 +355,7 @@ pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, 
     let mut out = Vec::new();
     for p in paths {
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-        let Some(run) = SweepRun::from_json(&v).map_err(|e| format!("{}: {e}", p.display()))?
+        let Some(run) = SweepRun::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?
         else {
             continue;
         };
@@ -526,24 +520,61 @@ mod tests {
             cols: vec![2, 2, 2, 2],
         };
         let features = Features::new(&rl, 4);
-        let res = |config: &str, kernel: &str, ms: f64| serde_json::json!({"ok": true, "config": config, "kernel": kernel, "median_ms": ms});
-        let v = serde_json::json!({
-            "features": features,
-            "device": "test", "driver": "test", "dtype": "f32",
-            "results": [
-                res("sell-32-1", "sell", 0.010),
-                res("sell-32-1", "cusparse-sell", 0.004),
-                res("csr", "csr-vector", 0.005),
-                res("csr", "cusparse-csr-alg1", 0.006),
-                // more than FIT_MAX_SLOWDOWN x the fastest (4 µs): left out
-                res("jds", "jds", 0.013),
-                {"ok": false, "config": "coo", "kernel": "coo", "median_ms": 0.001},
-            ]
-        });
-        let run = SweepRun::from_json(&v).unwrap().unwrap();
-        assert_eq!(run.best["sell-32-1"], (4.0, "cusparse-sell".to_string()));
+        let res = |config: &str, kernel: &str, ms: f64, ok: bool| crate::KernelResult {
+            kernel: kernel.into(),
+            format: String::new(),
+            baseline: false,
+            params: serde_json::Map::new(),
+            median_ms: ms,
+            min_ms: ms,
+            gbps: 0.0,
+            gflops: 0.0,
+            bytes: 0,
+            rel_error: 0.0,
+            ok,
+            config: config.parse().ok(),
+            batch: 1,
+        };
+        let report = SweepReport {
+            report: crate::BenchReport {
+                device: "test".into(),
+                driver: "test".into(),
+                compute_capability: "-".into(),
+                dtype: "f32".into(),
+                copy_gbps: 0.0,
+                gather_floor_ms: None,
+                matrix: crate::MatrixInfo {
+                    nrows: 4,
+                    ncols: 4,
+                    nnz: 8,
+                    max_row_len: 2,
+                },
+                bytes_model: String::new(),
+                tolerance: 0.0,
+                reps: 1,
+                warmup_ms: 0.0,
+                results: vec![
+                    res("sell-32-1", "sell", 0.010, true),
+                    res("sell-32-1", "cusparse-sell", 0.004, true),
+                    res("csr", "csr-vector", 0.005, true),
+                    res("csr", "cusparse-csr-alg1", 0.006, true),
+                    // more than FIT_MAX_SLOWDOWN x the fastest (4 µs): left out
+                    res("jds", "jds", 0.013, true),
+                    res("coo", "coo", 0.001, false),
+                ],
+                skipped: vec![],
+            },
+            features: Some(features.clone()),
+        };
+        let json = serde_json::to_string(&report).unwrap();
+        let run = SweepRun::from_json(&json).unwrap().unwrap();
+        let sell32 = Layout::Sell {
+            slice: 32,
+            sigma: 1,
+        };
+        assert_eq!(run.best[&sell32], (4.0, "cusparse-sell".to_string()));
         assert_eq!(run.cusparse_csr_us, Some(6.0));
-        assert!(!run.best.contains_key("coo"));
+        assert!(!run.best.contains_key(&Layout::Coo));
         let mut got: Vec<(String, f64)> = run
             .samples()
             .into_iter()
@@ -567,7 +598,7 @@ mod tests {
         let sell = features
             .candidates
             .iter()
-            .find(|c| c.label == "sell-32-1")
+            .find(|c| c.layout == sell32)
             .unwrap();
         assert_eq!(m.predict_us(sell, &features), None);
         m.models
@@ -579,7 +610,7 @@ mod tests {
         let sorted = features
             .candidates
             .iter()
-            .find(|c| c.format == "sell" && c.params.get("sigma") != Some(&1))
+            .find(|c| matches!(c.layout, Layout::Sell { sigma, .. } if sigma != 1))
             .unwrap();
         assert_eq!(m.predict_us(sorted, &features), Some(9.0));
     }
@@ -594,14 +625,12 @@ mod tests {
             cols: vec![2, 2, 1, 1, 1, 1, 1, 1],
         };
         let f = Features::new(&rl, 8);
-        for c in f.candidates.iter().filter(|c| c.format == "hyb") {
+        let hyb = |c: &&Candidate| matches!(c.layout, Layout::Hyb { .. });
+        for c in f.candidates.iter().filter(hyb) {
             let want = if c.work.tail > 0 { 1.0 } else { 0.0 };
-            assert_eq!(terms(c, &f)[6], want, "{}", c.label);
+            assert_eq!(terms(c, &f)[6], want, "{}", c.layout);
         }
-        assert!(f
-            .candidates
-            .iter()
-            .any(|c| c.format == "hyb" && c.work.tail > 0));
+        assert!(f.candidates.iter().filter(hyb).any(|c| c.work.tail > 0));
     }
 
     #[test]

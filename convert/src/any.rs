@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
+use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Layout, Scalar};
 
 use crate::{par, ConvertError, ConvertParams};
 
@@ -61,6 +61,25 @@ pub fn from_csr<T: Scalar, I: Index>(
             params.sigma_or_default(),
         )?),
     })
+}
+
+/// Converts a CSR matrix to `layout` ([`ConvertParams::for_layout`]).
+///
+/// # Errors
+/// The layout's parameter errors, as [`from_csr`].
+///
+/// ```
+/// use sparsetool_convert::to_layout;
+/// use sparsetool_formats::{Csr, Layout};
+/// let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0]).unwrap();
+/// let m = to_layout(&a, &Layout::Ell { width: 3 }).unwrap();
+/// assert_eq!(m.kind().name(), "ell");
+/// ```
+pub fn to_layout<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    layout: &Layout,
+) -> Result<AnyMatrix<T, I>, ConvertError> {
+    from_csr(a, layout.kind(), &ConvertParams::for_layout(layout))
 }
 
 /// Converts any matrix to `target`, through CSR (so COO duplicates are

@@ -1,6 +1,6 @@
 //! Conversion parameters and the rules that pick defaults.
 
-use sparsetool_formats::{FormatKind, Index, Sell};
+use sparsetool_formats::{FormatKind, Index, Layout, Sell};
 
 use crate::ConvertError;
 
@@ -48,6 +48,39 @@ impl ConvertParams {
     pub fn sigma_or_default(&self) -> usize {
         self.sigma
             .unwrap_or_else(|| Sell::<f64, i32>::default_sigma(self.slice))
+    }
+
+    /// The parameters that build `layout` (its widths, C and σ; the ELL fill
+    /// guard off, since the layout names its width on purpose).
+    ///
+    /// ```
+    /// use sparsetool_convert::{ConvertParams, HybWidth};
+    /// use sparsetool_formats::Layout;
+    /// let p = ConvertParams::for_layout(&Layout::Hyb { width: 6 });
+    /// assert_eq!(p.hyb_width, HybWidth::Fixed(6));
+    /// ```
+    #[must_use]
+    pub fn for_layout(layout: &Layout) -> Self {
+        let d = Self {
+            allow_fill: true,
+            ..Self::default()
+        };
+        match *layout {
+            Layout::Csr | Layout::Coo | Layout::Jds => d,
+            Layout::Ell { width } => Self {
+                ell_width: Some(width as usize),
+                ..d
+            },
+            Layout::Hyb { width } => Self {
+                hyb_width: HybWidth::Fixed(width as usize),
+                ..d
+            },
+            Layout::Sell { slice, sigma } => Self {
+                slice: slice as usize,
+                sigma: Some(sigma as usize),
+                ..d
+            },
+        }
     }
 }
 

@@ -18,10 +18,12 @@ use std::collections::BTreeSet;
 
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaEvent, PushKernelArg};
-use serde::Serialize;
 use serde_json::{Map, Value};
+use sparsetool_analyze::bench::{gflops, median_min, random_x};
+pub use sparsetool_analyze::bench::{BenchReport, KernelResult, MatrixInfo, Skipped};
+use sparsetool_analyze::Traffic;
 use sparsetool_convert::{ConvertParams, HybWidth};
-use sparsetool_formats::{Csr, FormatKind, Index, Scalar, Sell};
+use sparsetool_formats::{Csr, FormatKind, Index, Layout, Scalar, Sell};
 
 use crate::context::GpuContext;
 use crate::cusparse::{self, CusparseAlg, Handle};
@@ -32,7 +34,7 @@ use crate::device_matrix::{
 use crate::kernels::{kernel_name, DType, KernelId};
 use crate::launch::{self, GpuKernel};
 use crate::layout::{narrow_indices, sliced_ell_from_csr};
-use crate::plan::{self, Traffic, BYTES_MODEL};
+use crate::plan::{self, BYTES_MODEL};
 use crate::reference::{rel_error, spmv_ref, tolerance};
 use crate::spmv::{download, nan};
 use crate::GpuError;
@@ -76,16 +78,54 @@ pub struct BenchOptions {
     pub configs: Vec<BenchConfig>,
 }
 
-/// One layout of a sweep: a format, its conversion parameters, and the
-/// label copied into [`KernelResult::config`].
+/// One layout to time: a format with its conversion parameters, and the
+/// [`Layout`] it is in a sweep (copied into [`KernelResult::config`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchConfig {
     /// Format.
     pub kind: FormatKind,
     /// ELL width, HYB width, SELL C and σ (the others are ignored).
     pub params: ConvertParams,
-    /// Label, e.g. `hyb-6`.
-    pub label: String,
+    /// The layout of a sweep; `None` for a format at the bench's own
+    /// parameters.
+    pub layout: Option<Layout>,
+}
+
+impl From<Layout> for BenchConfig {
+    fn from(layout: Layout) -> Self {
+        Self {
+            kind: layout.kind(),
+            params: ConvertParams::for_layout(&layout),
+            layout: Some(layout),
+        }
+    }
+}
+
+impl BenchOptions {
+    /// The layouts to time: [`BenchOptions::configs`], or without them one
+    /// per format of [`BenchOptions::formats`] (each once) at the
+    /// parameters of the options.
+    #[must_use]
+    pub fn layouts(&self) -> Vec<BenchConfig> {
+        if !self.configs.is_empty() {
+            return self.configs.clone();
+        }
+        let mut seen = BTreeSet::new();
+        self.formats
+            .iter()
+            .filter(|&&k| seen.insert(k))
+            .map(|&kind| BenchConfig {
+                kind,
+                params: ConvertParams {
+                    hyb_width: self.hyb_width,
+                    slice: self.sell_slice,
+                    sigma: self.sell_sigma,
+                    ..ConvertParams::default()
+                },
+                layout: None,
+            })
+            .collect()
+    }
 }
 
 impl Default for BenchOptions {
@@ -106,98 +146,6 @@ impl Default for BenchOptions {
             configs: Vec::new(),
         }
     }
-}
-
-/// Shape of the benchmarked matrix.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MatrixInfo {
-    /// Rows.
-    pub nrows: usize,
-    /// Columns.
-    pub ncols: usize,
-    /// Stored entries.
-    pub nnz: usize,
-    /// Longest row.
-    pub max_row_len: usize,
-}
-
-/// One timed kernel.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct KernelResult {
-    /// Kernel name (`csr-vector`, `sell`, `cusparse-csr-alg2`, ...).
-    pub kernel: String,
-    /// Format it reads.
-    pub format: String,
-    /// True for cuSPARSE.
-    pub baseline: bool,
-    /// Launch and format parameters.
-    pub params: Map<String, Value>,
-    /// Median time of one SpMV, milliseconds.
-    pub median_ms: f64,
-    /// Fastest time, milliseconds.
-    pub min_ms: f64,
-    /// GB/s under the minimum-bytes model (see `bytes_model`), at the median.
-    pub gbps: f64,
-    /// 2 nnz / median time, in GFLOP/s.
-    pub gflops: f64,
-    /// Bytes counted by the model.
-    pub bytes: u64,
-    /// `||y - y_ref|| / ||y_ref||`, the worse of the checks before and after timing.
-    pub rel_error: f64,
-    /// Error within the tolerance.
-    pub ok: bool,
-    /// Label of the layout timed (see [`BenchConfig`]); empty outside a
-    /// sweep.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub config: String,
-    /// Launches per timed interval (see [`MIN_INTERVAL_MS`]): the median
-    /// is of `reps` intervals, each divided by this.
-    pub batch: usize,
-}
-
-/// A kernel that was not run, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Skipped {
-    /// Kernel name.
-    pub kernel: String,
-    /// Why.
-    pub reason: String,
-}
-
-/// The result of [`bench()`]; its JSON is `sparsetool bench --json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BenchReport {
-    /// Device name.
-    pub device: String,
-    /// Driver version.
-    pub driver: String,
-    /// Compute capability, e.g. `9.0`.
-    pub compute_capability: String,
-    /// Value type.
-    pub dtype: String,
-    /// Device-to-device copy bandwidth, bytes read + written, GB/s.
-    pub copy_gbps: f64,
-    /// Median time (ms) of a kernel that only reads the column indices (in
-    /// CSR order) and gathers `x` at them (`util.cu`): a floor for kernels
-    /// that walk the entries in CSR order, set by the column pattern alone
-    /// (a layout that reorders rows can gather in a friendlier order and
-    /// beat it). `None` on the CPU and for an empty matrix.
-    pub gather_floor_ms: Option<f64>,
-    /// The matrix.
-    pub matrix: MatrixInfo,
-    /// What `gbps` counts.
-    pub bytes_model: String,
-    /// Tolerance on `rel_error` (see `reference::tolerance`).
-    pub tolerance: f64,
-    /// Timed launches per kernel (a kernel slower than `SLOW_KERNEL_MS`
-    /// (20 ms) per launch: `SLOW_REPS`, 5).
-    pub reps: usize,
-    /// Wall time of untimed launches before each kernel's timing, ms.
-    pub warmup_ms: f64,
-    /// One entry per kernel.
-    pub results: Vec<KernelResult>,
-    /// Kernels not run.
-    pub skipped: Vec<Skipped>,
 }
 
 /// Something that runs `y = A x` into a device vector it can hand out.
@@ -228,23 +176,6 @@ impl Runner for cusparse::Prepared<'_> {
     fn y(&mut self) -> &mut DevVals {
         &mut self.y_out
     }
-}
-
-/// Random `x` in [-1, 1) (splitmix64), the same for a seed on any machine.
-#[must_use]
-pub(crate) fn random_x<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let u = (z >> 11) as f64 / (1u64 << 53) as f64;
-            T::from_parts(2.0 * u - 1.0, 0.0)
-        })
-        .collect()
 }
 
 /// Each timed interval covers at least this much GPU time: a kernel faster
@@ -433,7 +364,7 @@ fn measure<T: Scalar, R: Runner>(
     } else {
         e1.max(e2)
     };
-    let (median_ms, min_ms) = plan::median_min(&times).unwrap_or((0.0, 0.0));
+    let (median_ms, min_ms) = median_min(&times).unwrap_or((0.0, 0.0));
     Ok(KernelResult {
         kernel: name.to_string(),
         format: format.name().to_string(),
@@ -442,11 +373,11 @@ fn measure<T: Scalar, R: Runner>(
         median_ms,
         min_ms,
         gbps: traffic.gbps(median_ms),
-        gflops: plan::gflops(chk.nnz, median_ms),
+        gflops: gflops(chk.nnz, median_ms),
         bytes: traffic.total(),
         rel_error: rel,
         ok: rel <= chk.tol,
-        config: String::new(),
+        config: None,
         batch,
     })
 }
@@ -493,7 +424,7 @@ fn gather_floor<T: Scalar, I: Index>(
         let w = warm_up(ctx, opts, &mut run)?;
         let batch = batch_for(w.wall_ms, opts.reps);
         let times = time_reps(ctx, opts.reps, batch, w.host_ms, &mut run)?;
-        if let Some((m, _)) = plan::median_min(&times) {
+        if let Some((m, _)) = median_min(&times) {
             best = Some(best.map_or(m, |b| b.min(m)));
         }
     }
@@ -514,7 +445,7 @@ fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64, Gp
     let times = time_reps(ctx, reps.max(5), 1, 0.01, || {
         Ok(stream.memcpy_dtod(&src, &mut dst)?)
     })?;
-    let (median, _) = plan::median_min(&times).unwrap_or((0.0, 0.0));
+    let (median, _) = median_min(&times).unwrap_or((0.0, 0.0));
     Ok(if median > 0.0 {
         2.0 * bytes as f64 / (median * 1e-3) / 1e9
     } else {
@@ -587,27 +518,9 @@ pub fn bench<T: Scalar, I: Index>(
     };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
-    let mut seen = BTreeSet::new();
     let new_y = || upload_vals(stream, &vec![nan::<T>(); nrows]);
 
-    let configs: Vec<BenchConfig> = if opts.configs.is_empty() {
-        opts.formats
-            .iter()
-            .filter(|&&k| seen.insert(k))
-            .map(|&kind| BenchConfig {
-                kind,
-                params: ConvertParams {
-                    hyb_width: opts.hyb_width,
-                    slice: opts.sell_slice,
-                    sigma: opts.sell_sigma,
-                    ..ConvertParams::default()
-                },
-                label: String::new(),
-            })
-            .collect()
-    } else {
-        opts.configs.clone()
-    };
+    let configs = opts.layouts();
     // cuSPARSE runs once per format: CSR and COO with the first config of
     // theirs, sliced ELL (its own unsorted layout) with the SELL config of
     // the same C and sigma = 1 when the sweep has one, else the first.
@@ -623,7 +536,6 @@ pub fn bench<T: Scalar, I: Index>(
 
     for (ci, cfg) in configs.iter().enumerate() {
         let kind = cfg.kind;
-        let label = &cfg.label;
         let m = match kind {
             FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a)?),
             FormatKind::Coo => DeviceMatrix::Coo(upload_csr_as_coo(stream, a)?),
@@ -667,7 +579,13 @@ pub fn bench<T: Scalar, I: Index>(
                 DeviceMatrix::Sell(upload_sell(stream, &s)?)
             }
         };
-        let traffic = Traffic::new(m.matrix_bytes(dtype), nrows, ncols, dtype.size());
+        let value_bytes = dtype.size() as u64;
+        let traffic = Traffic::new(
+            m.matrix_bytes(dtype),
+            nrows as u64,
+            ncols as u64,
+            value_bytes,
+        );
         for (kernel, name) in kernels_for(kind, nrows, nnz) {
             let p = launch::prepare(ctx, kernel, &m, dtype)?;
             let params = p.params.clone();
@@ -687,7 +605,7 @@ pub fn bench<T: Scalar, I: Index>(
             };
             let mut res =
                 measure::<T, _>(ctx, opts, &mut r, &name, kind, false, params, traffic, &chk)?;
-            res.config.clone_from(label);
+            res.config = cfg.layout;
             results.push(res);
         }
         let Some(handle) = handle.as_ref() else {
@@ -704,10 +622,12 @@ pub fn bench<T: Scalar, I: Index>(
             _ => &[],
         };
         // cuSPARSE's sliced ELL is its own layout: C = cusparse_slice, sigma = 1.
-        let cusparse_label = if kind == FormatKind::Sell && !label.is_empty() {
-            format!("sell-{}-1", opts.cusparse_slice)
-        } else {
-            label.clone()
+        let cusparse_layout = match cfg.layout {
+            Some(Layout::Sell { .. }) => Some(Layout::Sell {
+                slice: opts.cusparse_slice as u64,
+                sigma: 1,
+            }),
+            other => other,
         };
         let sliced;
         let (mat, traffic) = if kind == FormatKind::Sell && !algs.is_empty() {
@@ -716,7 +636,12 @@ pub fn bench<T: Scalar, I: Index>(
             let ci = narrow_indices("col_idx", a.col_idx())?;
             let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
             sliced = DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?);
-            let t = Traffic::new(sliced.matrix_bytes(dtype), nrows, ncols, dtype.size());
+            let t = Traffic::new(
+                sliced.matrix_bytes(dtype),
+                nrows as u64,
+                ncols as u64,
+                value_bytes,
+            );
             (&sliced, t)
         } else {
             sliced = m;
@@ -748,7 +673,7 @@ pub fn bench<T: Scalar, I: Index>(
                 &chk,
             ) {
                 Ok(mut r) => {
-                    r.config.clone_from(&cusparse_label);
+                    r.config = cusparse_layout;
                     results.push(r);
                 }
                 Err(e @ GpuError::Cusparse { .. }) => {
@@ -791,114 +716,18 @@ mod tests {
 
     #[test]
     fn kernel_lists() {
-        let csr: Vec<String> = kernels_for(FormatKind::Csr, 100, 500)
-            .into_iter()
-            .map(|k| k.1)
-            .collect();
-        assert_eq!(
-            csr,
-            [
-                "csr-scalar",
-                "csr-vector",
-                "csr-balanced",
-                "csr-binned",
-                "csr-vector-l4",
-                "csr-vector-l16"
-            ]
-        );
-        let csr: Vec<String> = kernels_for(FormatKind::Csr, 1, 100)
-            .into_iter()
-            .map(|k| k.1)
-            .collect();
-        assert_eq!(
-            csr,
-            [
-                "csr-scalar",
-                "csr-vector",
-                "csr-balanced",
-                "csr-binned",
-                "csr-vector-l16"
-            ]
-        );
+        let names = |nrows, nnz| -> Vec<String> {
+            kernels_for(FormatKind::Csr, nrows, nnz)
+                .into_iter()
+                .map(|k| k.1)
+                .collect()
+        };
+        let ours = ["csr-scalar", "csr-vector", "csr-balanced", "csr-binned"];
+        assert_eq!(names(100, 500)[..4], ours);
+        assert_eq!(names(100, 500)[4..], ["csr-vector-l4", "csr-vector-l16"]);
+        assert_eq!(names(1, 100)[..4], ours);
+        assert_eq!(names(1, 100)[4..], ["csr-vector-l16"]);
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
-    }
-
-    #[test]
-    fn random_x_is_in_range_and_deterministic() {
-        let a: Vec<f64> = random_x(1000, 7);
-        let b: Vec<f64> = random_x(1000, 7);
-        assert_eq!(a, b);
-        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
-        assert!(a.iter().any(|v| *v < -0.5) && a.iter().any(|v| *v > 0.5));
-        assert!(a.iter().all(|v| *v != 0.0));
-    }
-
-    #[test]
-    fn report_serialises_with_spec_fields() {
-        let r = BenchReport {
-            device: "d".into(),
-            driver: "CUDA driver 13.0".into(),
-            compute_capability: "9.0".into(),
-            dtype: "f32".into(),
-            copy_gbps: 1.0,
-            gather_floor_ms: None,
-            matrix: MatrixInfo {
-                nrows: 1,
-                ncols: 1,
-                nnz: 1,
-                max_row_len: 1,
-            },
-            bytes_model: BYTES_MODEL.into(),
-            tolerance: 1e-4,
-            reps: 20,
-            warmup_ms: 25.0,
-            results: vec![KernelResult {
-                kernel: "ell".into(),
-                format: "ell".into(),
-                baseline: false,
-                params: Map::new(),
-                median_ms: 1.0,
-                min_ms: 1.0,
-                gbps: 1.0,
-                gflops: 1.0,
-                bytes: 1,
-                rel_error: 0.0,
-                ok: true,
-                config: String::new(),
-                batch: 1,
-            }],
-            skipped: vec![],
-        };
-        let v = serde_json::to_value(&r).unwrap();
-        for k in [
-            "device",
-            "driver",
-            "dtype",
-            "copy_gbps",
-            "matrix",
-            "bytes_model",
-            "results",
-        ] {
-            assert!(v.get(k).is_some(), "{k}");
-        }
-        for k in ["nrows", "ncols", "nnz"] {
-            assert!(v["matrix"].get(k).is_some(), "{k}");
-        }
-        let k0 = &v["results"][0];
-        for k in [
-            "kernel",
-            "format",
-            "baseline",
-            "params",
-            "median_ms",
-            "min_ms",
-            "gbps",
-            "gflops",
-            "rel_error",
-            "ok",
-        ] {
-            assert!(k0.get(k).is_some(), "{k}");
-        }
     }
 }

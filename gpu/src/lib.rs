@@ -43,6 +43,7 @@
 
 mod bench;
 mod context;
+mod cpu_bench;
 mod cusparse;
 mod device_matrix;
 mod error;
@@ -58,6 +59,7 @@ pub use bench::{
     MIN_INTERVAL_MS,
 };
 pub use context::{driver_available, GpuContext};
+pub use cpu_bench::{cpu_bench, CPU_BYTES_MODEL};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use error::GpuError;
 pub use kernels::{DType, KernelId};

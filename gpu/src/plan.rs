@@ -144,80 +144,12 @@ pub fn slice_count(nrows: usize, c: usize) -> usize {
     }
 }
 
-/// Bytes one SpMV must move under the minimum-bytes model: every array of the
-/// stored matrix read once, `x` read once, `y` written once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Traffic {
-    /// Bytes of the matrix arrays as stored on the device (padding included).
-    pub matrix: u64,
-    /// Bytes of `x` (`ncols` values).
-    pub x: u64,
-    /// Bytes of `y` (`nrows` values).
-    pub y: u64,
-}
-
-impl Traffic {
-    /// Traffic for a matrix whose arrays take `matrix` bytes.
-    #[must_use]
-    pub fn new(matrix: u64, nrows: usize, ncols: usize, value_size: usize) -> Self {
-        Self {
-            matrix,
-            x: (ncols * value_size) as u64,
-            y: (nrows * value_size) as u64,
-        }
-    }
-
-    /// Total bytes.
-    #[must_use]
-    pub fn total(&self) -> u64 {
-        self.matrix + self.x + self.y
-    }
-
-    /// GB/s (1e9 bytes per second) for a time in milliseconds.
-    #[must_use]
-    pub fn gbps(&self, ms: f64) -> f64 {
-        if ms > 0.0 {
-            self.total() as f64 / (ms * 1e-3) / 1e9
-        } else {
-            0.0
-        }
-    }
-}
-
 /// The sentence stored in `bytes_model` of a bench report.
 pub const BYTES_MODEL: &str = "gbps counts the minimum bytes of one SpMV: every array of the \
      kernel's own stored format read once (values, indices, pointers, permutations and padding \
      as uploaded, 32-bit indices), x read once and y written once, divided by the median time; \
      cached re-reads of x and the read-modify-write of y by atomic kernels are not counted. \
      copy_gbps counts bytes read plus bytes written by a 1 GiB device-to-device copy.";
-
-/// GFLOP/s of one SpMV (2 flops per stored entry) for a time in milliseconds.
-#[must_use]
-pub fn gflops(nnz: usize, ms: f64) -> f64 {
-    if ms > 0.0 {
-        2.0 * nnz as f64 / (ms * 1e-3) / 1e9
-    } else {
-        0.0
-    }
-}
-
-/// Median and minimum of a list of times (median of an even count is the mean
-/// of the two middle values). `None` for an empty list.
-#[must_use]
-pub fn median_min(times: &[f64]) -> Option<(f64, f64)> {
-    if times.is_empty() {
-        return None;
-    }
-    let mut t: Vec<f64> = times.to_vec();
-    t.sort_by(f64::total_cmp);
-    let n = t.len();
-    let median = if n % 2 == 1 {
-        t[n / 2]
-    } else {
-        0.5 * (t[n / 2 - 1] + t[n / 2])
-    };
-    Some((median, t[0]))
-}
 
 #[cfg(test)]
 mod tests {
@@ -300,23 +232,5 @@ mod tests {
         assert_eq!(slice_count(33, 32), 2);
         assert_eq!(slice_count(5, 0), 0);
         assert_eq!(sell_threads(2, 32), 64);
-    }
-
-    #[test]
-    fn traffic_and_rates() {
-        // CSR f32, 4 rows, 10 nnz: row_ptr 5*4 + col 10*4 + vals 10*4
-        let t = Traffic::new(20 + 40 + 40, 4, 4, 4);
-        assert_eq!(t.total(), 100 + 16 + 16);
-        assert!((t.gbps(1.0) - 132.0 / 1e-3 / 1e9).abs() < 1e-12);
-        assert_eq!(t.gbps(0.0), 0.0);
-        assert!((gflops(1_000_000, 1.0) - 2.0).abs() < 1e-12);
-        assert_eq!(gflops(10, 0.0), 0.0);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median_min(&[]), None);
-        assert_eq!(median_min(&[3.0, 1.0, 2.0]), Some((2.0, 1.0)));
-        assert_eq!(median_min(&[4.0, 1.0, 2.0, 3.0]), Some((2.5, 1.0)));
     }
 }

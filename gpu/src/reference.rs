@@ -438,16 +438,10 @@ mod tests {
     use super::*;
     use crate::layout::{coo_rows_from_row_ptr, sliced_ell_from_csr};
 
-    /// Deterministic pseudo-random numbers for tests (splitmix64).
+    /// Deterministic pseudo-random numbers for tests.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed;
-        move || {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
+        let mut r = sparsetool_analyze::bench::SplitMix64::new(seed);
+        move || r.next_u64()
     }
 
     /// Random CSR with some empty rows, some long rows (up to `ncols`).

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sparsetool_analyze::bench::{random_x, SplitMix64};
 use sparsetool_convert::HybWidth;
 use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Scalar, Sell};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
@@ -53,14 +54,8 @@ fn context_without_driver_is_an_error_not_a_panic() {
 // ---------------------------------------------------------------- matrices
 
 fn splitmix(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    let mut r = SplitMix64::new(seed);
+    move || r.next_u64()
 }
 
 fn unit(r: &mut impl FnMut() -> u64) -> f64 {
@@ -290,8 +285,7 @@ fn cast<T: Scalar, I: Index>(a: &Csr<f64, i32>) -> Csr<T, I> {
 }
 
 fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut r = splitmix(seed);
-    (0..n).map(|_| T::from_parts(unit(&mut r), 0.0)).collect()
+    random_x(n, seed)
 }
 
 // ----------------------------------------------------------------- checks

@@ -9,15 +9,15 @@ use sparsetool_analyze::rows::read_row_lengths;
 use sparsetool_analyze::{
     render_text, write_plot, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes,
 };
-use sparsetool_convert::ToCsr;
 use sparsetool_formats::mm::ReadOptions;
-use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{AnalyzeArgs, DType};
 use crate::dispatch::with_types;
 use crate::io::{load, probe};
 use crate::output::{check_target, Spinner};
+use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::{Container, Input};
+use sparsetool_formats::{Index, Scalar};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
 pub fn display_name(path: &Path) -> String {
@@ -130,22 +130,22 @@ mod measure {
     use sparsetool_analyze::{
         render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout, RowLengths, Sizes,
     };
-    use sparsetool_convert::ToCsr;
-    use sparsetool_formats::{Index, Scalar};
-    use sparsetool_gpu::{BenchOptions, GpuContext};
+    use sparsetool_formats::Layout;
+    use sparsetool_gpu::{BenchConfig, BenchOptions, GpuContext};
 
     use super::display_name;
     use crate::args::AnalyzeArgs;
-    use crate::commands::bench::config_of;
     use crate::dispatch::with_types;
     use crate::io::{load, probe};
     use crate::EnvError;
+    use sparsetool_convert::ToCsr;
     use sparsetool_formats::io::Input;
+    use sparsetool_formats::{Index, Scalar};
 
     /// One timed layout next to its prediction.
     #[derive(Debug, Serialize)]
     struct Measured {
-        layout: String,
+        layout: Layout,
         format: String,
         predicted_us: f64,
         measured_us: f64,
@@ -159,8 +159,8 @@ mod measure {
         device: String,
         dtype: String,
         measured: Vec<Measured>,
-        measured_winner: String,
-        predicted_winner: String,
+        measured_winner: Option<Layout>,
+        predicted_winner: Layout,
         /// Measured time of the predicted winner over the measured winner's.
         prediction_slowdown: f64,
     }
@@ -213,10 +213,7 @@ mod measure {
             },
         );
         let picked = picks(&report, a.measure_top);
-        let configs = picked
-            .iter()
-            .filter_map(|l| config_of(&l.format, &l.params, &l.layout))
-            .collect();
+        let configs = picked.iter().map(|l| BenchConfig::from(l.layout)).collect();
         let opts = BenchOptions {
             reps: a.reps,
             configs,
@@ -228,11 +225,11 @@ mod measure {
             let best = bench
                 .results
                 .iter()
-                .filter(|k| k.ok && k.config == l.layout)
+                .filter(|k| k.ok && k.config == Some(l.layout))
                 .min_by(|x, y| x.median_ms.total_cmp(&y.median_ms));
             if let Some(k) = best {
                 measured.push(Measured {
-                    layout: l.layout.clone(),
+                    layout: l.layout,
                     format: l.format.clone(),
                     predicted_us: l.predicted_us,
                     measured_us: k.median_ms * 1e3,
@@ -254,9 +251,8 @@ mod measure {
         let winner = measured
             .iter()
             .min_by(|x, y| x.measured_us.total_cmp(&y.measured_us))
-            .map(|m| m.layout.clone())
-            .unwrap_or_default();
-        let predicted = report.recommendation.layout.clone();
+            .map(|m| m.layout);
+        let predicted = report.recommendation.layout;
         let slowdown = measured
             .iter()
             .find(|m| m.layout == predicted)
@@ -296,7 +292,9 @@ mod measure {
         }
         s.push_str(&format!(
             "measured winner {}; the recommendation {} is {:.2}x its time\n",
-            o.measured_winner, o.predicted_winner, o.prediction_slowdown
+            o.measured_winner.map(|l| l.to_string()).unwrap_or_default(),
+            o.predicted_winner,
+            o.prediction_slowdown
         ));
         s
     }

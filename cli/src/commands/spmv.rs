@@ -4,9 +4,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use rand::{Rng, SeedableRng};
 use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
-use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{DeviceArg, SpmvArgs};
 use crate::dispatch::with_types;
@@ -14,12 +12,13 @@ use crate::io::{load, probe};
 use crate::output::check_target;
 use crate::EnvError;
 use sparsetool_formats::io::Input;
+use sparsetool_formats::{Index, Scalar};
 
 /// Builds x of length `n`: `ones`, `random` (fixed seed, uniform in [-1, 1)) or a .npy file.
 pub fn make_x<T: Scalar>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
     match spec {
         "ones" => Ok(vec![T::one(); n]),
-        "random" => Ok(random_vector(n, 42)),
+        "random" => Ok(sparsetool_analyze::bench::random_x(n, 42)),
         path => {
             let x: Vec<T> = sparsetool_formats::npz::read_npy(Path::new(path))
                 .with_context(|| format!("cannot read x from {path}"))?;
@@ -32,22 +31,6 @@ pub fn make_x<T: Scalar>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
             Ok(x)
         }
     }
-}
-
-/// A seeded random vector, uniform in [-1, 1) (complex: both parts).
-pub fn random_vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            let re: f64 = rng.random_range(-1.0..1.0);
-            let im: f64 = if T::IS_COMPLEX {
-                rng.random_range(-1.0..1.0)
-            } else {
-                0.0
-            };
-            T::from_parts(re, im)
-        })
-        .collect()
 }
 
 /// Runs `spmv`.

@@ -1,0 +1,178 @@
+//! The CPU benchmark behind `sparsetool bench --device cpu`: every layout
+//! converted on the CPU and multiplied with rayon, reported with the fields,
+//! the `x`, the median and the byte model of the GPU bench.
+
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use sparsetool_analyze::bench::{gflops, median_min, random_x};
+use sparsetool_analyze::{stored_bytes, Sizes, Stored, Traffic};
+use sparsetool_convert::{from_csr, AnyMatrix};
+use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
+
+use crate::bench::{BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
+use crate::kernels::DType;
+use crate::reference::{rel_error, spmv_ref, tolerance};
+use crate::GpuError;
+
+/// What the CPU bench's `gbps` counts.
+pub const CPU_BYTES_MODEL: &str = "gbps counts every array of the format as stored (padding \
+     included) read once, x read once and y written once, divided by the median time; \
+     copy_gbps is a 256 MiB memcpy, bytes read plus written.";
+
+/// Times the CPU SpMV (rayon) of every layout of `opts`
+/// ([`BenchOptions::layouts`]): two untimed runs, then `opts.reps` timed
+/// ones; `x` is [`random_x`] of `opts.seed`, as on the GPU. A layout that
+/// cannot be built is listed in `skipped`.
+///
+/// # Errors
+/// [`GpuError::Unsupported`] for complex values.
+pub fn cpu_bench<T: Scalar, I: Index>(
+    csr: &Csr<T, I>,
+    opts: &BenchOptions,
+) -> Result<BenchReport, GpuError> {
+    let dtype = DType::of::<T>("csr")?;
+    let reps = opts.reps.max(1);
+    let x: Vec<T> = random_x(csr.ncols(), opts.seed);
+    let y_ref = spmv_ref(csr, &x);
+    let tol = tolerance(dtype, csr.max_row_len());
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    for cfg in opts.layouts() {
+        let f = cfg.kind;
+        let m = match from_csr(csr, f, &cfg.params) {
+            Ok(m) => m,
+            Err(e) => {
+                skipped.push(Skipped {
+                    kernel: cfg
+                        .layout
+                        .map_or_else(|| f.name().to_string(), |l| l.to_string()),
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mut y = vec![T::zero(); csr.nrows()];
+        for _ in 0..2 {
+            m.spmv(&x, &mut y);
+        }
+        let err = rel_error(&y, &y_ref);
+        let times: Vec<f64> = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                m.spmv(&x, &mut y);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
+        let traffic = Traffic::new(
+            stored_bytes(f, &stored(&m), Sizes::of::<T, I>()),
+            csr.nrows() as u64,
+            csr.ncols() as u64,
+            std::mem::size_of::<T>() as u64,
+        );
+        results.push(KernelResult {
+            kernel: format!("cpu-{}", f.name()),
+            format: f.name().to_string(),
+            baseline: f == FormatKind::Csr,
+            params: params_of(&m),
+            median_ms: median,
+            min_ms: min,
+            gbps: traffic.gbps(median),
+            gflops: gflops(csr.nnz(), median),
+            bytes: traffic.total(),
+            rel_error: err,
+            ok: err <= tol,
+            config: cfg.layout,
+            batch: 1,
+        });
+    }
+    Ok(BenchReport {
+        device: format!("cpu ({} threads)", rayon::current_num_threads()),
+        driver: "-".to_string(),
+        compute_capability: "-".to_string(),
+        dtype: T::NAME.to_string(),
+        copy_gbps: cpu_copy_gbps(),
+        gather_floor_ms: None,
+        matrix: MatrixInfo {
+            nrows: csr.nrows(),
+            ncols: csr.ncols(),
+            nnz: csr.nnz(),
+            max_row_len: csr.max_row_len(),
+        },
+        bytes_model: CPU_BYTES_MODEL.to_string(),
+        tolerance: tol,
+        reps,
+        warmup_ms: 0.0,
+        results,
+        skipped,
+    })
+}
+
+/// The counts of a stored matrix that the byte model reads.
+fn stored<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Stored {
+    let n = |len: usize| len as u64;
+    let base = Stored {
+        nrows: n(m.nrows()),
+        nnz: n(m.nnz()),
+        ..Stored::default()
+    };
+    match m {
+        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) => base,
+        AnyMatrix::Ell(a) => Stored {
+            slots: n(a.values().len()),
+            ..base
+        },
+        AnyMatrix::Hyb(a) => Stored {
+            slots: n(a.ell().values().len()),
+            tail: n(a.coo().nnz()),
+            ..base
+        },
+        AnyMatrix::Jds(a) => Stored {
+            diagonals: n(a.jd_ptr().len().saturating_sub(1)),
+            ..base
+        },
+        AnyMatrix::Sell(a) => Stored {
+            slots: n(a.values().len()),
+            slices: n(a.slice_width().len()),
+            ..base
+        },
+    }
+}
+
+fn params_of<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
+    let mut p = Map::new();
+    match m {
+        AnyMatrix::Ell(a) => {
+            p.insert("width".into(), a.width().into());
+        }
+        AnyMatrix::Hyb(a) => {
+            p.insert("ell_width".into(), a.ell().width().into());
+            p.insert("coo_entries".into(), a.coo().nnz().into());
+        }
+        AnyMatrix::Sell(a) => {
+            p.insert("slice".into(), a.slice_height().into());
+            p.insert("sigma".into(), a.sigma().into());
+        }
+        AnyMatrix::Jds(a) => {
+            p.insert("diagonals".into(), a.num_diagonals().into());
+        }
+        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) => {}
+    }
+    p
+}
+
+fn cpu_copy_gbps() -> f64 {
+    let n = 32 << 20; // 32 Mi f64 = 256 MiB
+    let src = vec![1.0f64; n];
+    let mut dst = vec![0.0f64; n];
+    dst.copy_from_slice(&src);
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        dst.copy_from_slice(&src);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    (2 * n * 8) as f64 / best / 1e9
+}
