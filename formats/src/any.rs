@@ -55,6 +55,28 @@ macro_rules! each {
     };
 }
 
+/// `nrows`, `ncols` and `nnz` from `shape()`, for both enums (a macro: the
+/// two impl blocks are otherwise identical).
+macro_rules! shape_accessors {
+    () => {
+        /// Number of rows.
+        #[must_use]
+        pub fn nrows(&self) -> usize {
+            self.shape().0
+        }
+        /// Number of columns.
+        #[must_use]
+        pub fn ncols(&self) -> usize {
+            self.shape().1
+        }
+        /// Number of stored entries (padding excluded; COO duplicates counted).
+        #[must_use]
+        pub fn nnz(&self) -> usize {
+            self.shape().2
+        }
+    };
+}
+
 impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
     /// The format.
     #[must_use]
@@ -75,23 +97,7 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
         each!(MatrixRef, self, m => (m.nrows(), m.ncols(), m.nnz()))
     }
 
-    /// Number of rows.
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.shape().0
-    }
-
-    /// Number of columns.
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.shape().1
-    }
-
-    /// Number of stored entries (padding excluded; COO duplicates counted).
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.shape().2
-    }
+    shape_accessors!();
 
     /// `y = A x` with the format's own CPU kernel (parallel, except COO).
     ///
@@ -193,21 +199,14 @@ impl<T: Scalar, I: Index> AnyMatrix<T, I> {
     pub fn kind(&self) -> FormatKind {
         self.as_ref().kind()
     }
-    /// Number of rows.
+    /// `(nrows, ncols, nnz)`.
     #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.as_ref().nrows()
+    pub fn shape(&self) -> (usize, usize, usize) {
+        self.as_ref().shape()
     }
-    /// Number of columns.
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.as_ref().ncols()
-    }
-    /// Number of stored entries (padding excluded; COO duplicates counted).
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.as_ref().nnz()
-    }
+
+    shape_accessors!();
+
     /// `y = A x` with the format's own CPU kernel (parallel, except COO).
     ///
     /// # Panics

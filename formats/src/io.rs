@@ -212,18 +212,12 @@ pub fn detect_bytes(head: &[u8]) -> Container {
 /// # Errors
 /// [`Error::Io`] if the file cannot be opened or read.
 pub fn detect(path: &Path) -> Result<Container, Error> {
-    let mut f = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-    let mut head = [0u8; 8];
-    let mut n = 0;
-    while n < head.len() {
-        match f.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(path, "cannot read", e)),
-        }
-    }
-    Ok(detect_bytes(&head[..n]))
+    let f = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+    let mut head = Vec::with_capacity(8);
+    f.take(8)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, "cannot read", e))?;
+    Ok(detect_bytes(&head))
 }
 
 /// A matrix input: a file, or bytes already read (standard input).

@@ -126,12 +126,8 @@ mod measure {
     use std::io::Write;
 
     use anyhow::bail;
-    use serde::Serialize;
-    use sparsetool_analyze::{
-        render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout, RowLengths, Sizes,
-    };
-    use sparsetool_formats::Layout;
-    use sparsetool_gpu::{BenchConfig, BenchOptions, GpuContext};
+    use sparsetool_analyze::{render_text, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes};
+    use sparsetool_gpu::GpuContext;
 
     use super::display_name;
     use crate::args::AnalyzeArgs;
@@ -141,45 +137,6 @@ mod measure {
     use sparsetool_convert::ToCsr;
     use sparsetool_formats::io::Input;
     use sparsetool_formats::{Index, Scalar};
-
-    /// One timed layout next to its prediction.
-    #[derive(Debug, Serialize)]
-    struct Measured {
-        layout: Layout,
-        format: String,
-        predicted_us: f64,
-        measured_us: f64,
-        kernel: String,
-        /// Measured time over the fastest measured layout's.
-        vs_fastest: f64,
-    }
-
-    #[derive(Debug, Serialize)]
-    struct Outcome {
-        device: String,
-        dtype: String,
-        measured: Vec<Measured>,
-        measured_winner: Option<Layout>,
-        predicted_winner: Layout,
-        /// Measured time of the predicted winner over the measured winner's.
-        prediction_slowdown: f64,
-    }
-
-    /// The best-predicted layout of each of the first `top` formats.
-    fn picks(report: &AnalyzeReport, top: usize) -> Vec<&PredictedLayout> {
-        let mut seen = Vec::new();
-        let mut out = Vec::new();
-        for l in &report.layouts {
-            if !seen.contains(&&l.format) {
-                seen.push(&l.format);
-                out.push(l);
-            }
-            if out.len() >= top.max(1) {
-                break;
-            }
-        }
-        out
-    }
 
     pub(super) fn run(a: &AnalyzeArgs, src: &Input) -> anyhow::Result<()> {
         if a.reps == 0 {
@@ -212,59 +169,7 @@ mod measure {
                 ..AnalyzeOptions::default()
             },
         );
-        let picked = picks(&report, a.measure_top);
-        let configs = picked.iter().map(|l| BenchConfig::from(l.layout)).collect();
-        let opts = BenchOptions {
-            reps: a.reps,
-            configs,
-            ..BenchOptions::default()
-        };
-        let bench = sparsetool_gpu::bench(ctx, &csr, &opts)?;
-        let mut measured: Vec<Measured> = Vec::new();
-        for l in &picked {
-            let best = bench
-                .results
-                .iter()
-                .filter(|k| k.ok && k.config == Some(l.layout))
-                .min_by(|x, y| x.median_ms.total_cmp(&y.median_ms));
-            if let Some(k) = best {
-                measured.push(Measured {
-                    layout: l.layout,
-                    format: l.format.clone(),
-                    predicted_us: l.predicted_us,
-                    measured_us: k.median_ms * 1e3,
-                    kernel: k.kernel.clone(),
-                    vs_fastest: 0.0,
-                });
-            }
-        }
-        let Some(fastest) = measured
-            .iter()
-            .map(|m| m.measured_us)
-            .min_by(f64::total_cmp)
-        else {
-            bail!("no layout could be timed: {:?}", bench.skipped);
-        };
-        for m in &mut measured {
-            m.vs_fastest = m.measured_us / fastest;
-        }
-        let winner = measured
-            .iter()
-            .min_by(|x, y| x.measured_us.total_cmp(&y.measured_us))
-            .map(|m| m.layout);
-        let predicted = report.recommendation.layout;
-        let slowdown = measured
-            .iter()
-            .find(|m| m.layout == predicted)
-            .map_or(f64::NAN, |m| m.vs_fastest);
-        let outcome = Outcome {
-            device: bench.device.clone(),
-            dtype: bench.dtype.clone(),
-            measured,
-            measured_winner: winner,
-            predicted_winner: predicted,
-            prediction_slowdown: slowdown,
-        };
+        let outcome = sparsetool_gpu::measure(ctx, &csr, &report, a.measure_top, a.reps)?;
         let mut out = std::io::stdout().lock();
         if a.json {
             let mut v = serde_json::to_value(&report)?;
@@ -274,28 +179,8 @@ mod measure {
             writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         } else {
             write!(out, "{}", render_text(&report, &display_name(&a.file)))?;
-            write!(out, "{}", render_measure(&outcome))?;
+            write!(out, "{}", outcome.render())?;
         }
         Ok(())
-    }
-
-    fn render_measure(o: &Outcome) -> String {
-        let mut s = format!(
-            "\nmeasured on {} ({}, median of the fastest kernel per layout)\n{:<18} {:>12} {:>12} {:>10}  kernel\n",
-            o.device, o.dtype, "layout", "predicted µs", "measured µs", "x fastest"
-        );
-        for m in &o.measured {
-            s.push_str(&format!(
-                "{:<18} {:>12.1} {:>12.1} {:>10.2}  {}\n",
-                m.layout, m.predicted_us, m.measured_us, m.vs_fastest, m.kernel
-            ));
-        }
-        s.push_str(&format!(
-            "measured winner {}; the recommendation {} is {:.2}x its time\n",
-            o.measured_winner.map(|l| l.to_string()).unwrap_or_default(),
-            o.predicted_winner,
-            o.prediction_slowdown
-        ));
-        s
     }
 }
