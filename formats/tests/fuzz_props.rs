@@ -14,6 +14,7 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 use proptest::sample::Index as PIndex;
+use sparsetool_fixtures::seed;
 use sparsetool_formats::binary::{write_spb, MatrixRef};
 use sparsetool_formats::mm::{write_coo, WriteOptions};
 use sparsetool_formats::npz::{self, NpzWriter};
@@ -21,80 +22,30 @@ use sparsetool_formats::{Complex64, Coo, Csr, Ell, Hyb, Jds, Sell};
 
 // ---------------------------------------------------------------- seeds
 
-/// Seed C of the fixtures (4x5, 9 entries) in every format.
+// Seed C of the worked examples in fixtures/src/seed.rs (4x5, 9 entries)
+// in every format.
 fn seed_coo() -> Coo<f64, i32> {
-    Coo::try_from_parts(
-        4,
-        5,
-        vec![0, 0, 0, 1, 1, 2, 3, 3, 3],
-        vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
-        vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
-    )
-    .unwrap()
+    seed::C.coo().unwrap()
 }
 
 fn seed_csr() -> Csr<f64, i32> {
-    Csr::try_from_parts(
-        4,
-        5,
-        vec![0, 3, 5, 6, 9],
-        vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
-        vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
-    )
-    .unwrap()
+    seed::C.csr().unwrap()
 }
 
 fn seed_ell() -> Ell<f64, i32> {
-    Ell::try_from_parts(
-        4,
-        5,
-        3,
-        vec![3, 2, 1, 3],
-        vec![0, 1, 0, 1, 2, 3, -1, 2, 4, -1, -1, 4],
-        vec![1., 4., 6., 7., 2., 5., 0., 8., 3., 0., 0., 9.],
-    )
-    .unwrap()
+    seed::C.ell_matrix().unwrap()
 }
 
 fn seed_hyb() -> Hyb<f64, i32> {
-    let e = Ell::try_from_parts(
-        4,
-        5,
-        2,
-        vec![2, 2, 1, 2],
-        vec![0, 1, 0, 1, 2, 3, -1, 2],
-        vec![1., 4., 6., 7., 2., 5., 0., 8.],
-    )
-    .unwrap();
-    let t = Coo::try_from_parts(4, 5, vec![0, 3], vec![4, 4], vec![3., 9.]).unwrap();
-    Hyb::try_from_parts(e, t).unwrap()
+    seed::C.hyb_matrix().unwrap()
 }
 
 fn seed_jds() -> Jds<f64, i32> {
-    Jds::try_from_parts(
-        4,
-        5,
-        vec![0, 3, 1, 2],
-        vec![0, 4, 7, 9],
-        vec![0, 1, 1, 0, 2, 2, 3, 4, 4],
-        vec![1., 7., 4., 6., 2., 8., 5., 3., 9.],
-    )
-    .unwrap()
+    seed::C.jds_matrix().unwrap()
 }
 
 fn seed_sell() -> Sell<f64, i32> {
-    Sell::try_from_parts(
-        4,
-        5,
-        2,
-        4,
-        vec![0, 3, 1, 2],
-        vec![0, 6, 10],
-        vec![3, 2],
-        vec![0, 1, 2, 2, 4, 4, 1, 0, 3, -1],
-        vec![1., 7., 2., 8., 3., 9., 4., 6., 5., 0.],
-    )
-    .unwrap()
+    seed::C.sell_matrix().unwrap()
 }
 
 fn seed_mtx() -> Vec<Vec<u8>> {

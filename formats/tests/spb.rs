@@ -1,80 +1,30 @@
 //! `.spb` round trips for every format and crafted-corruption tests.
 
+use sparsetool_fixtures::seed;
 use sparsetool_formats::binary::{
     write_spb, MatrixRef, SpbError, SpbFile, SpbMatrix, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
 };
 use sparsetool_formats::{Coo, Csr, Ell, Hyb, Jds, Sell};
 
-// Seed example B (seed-examples.md) in every format.
+// The worked examples in fixtures/src/seed.rs: B in every format, C in SELL
+// (C = 2, sigma = 4).
 fn csr_b() -> Csr<f64, i32> {
-    Csr::try_from_parts(
-        4,
-        4,
-        vec![0, 2, 5, 7, 8],
-        vec![0, 2, 0, 2, 3, 1, 2, 3],
-        vec![1.0, 7.0, 5.0, 3.0, 9.0, 2.0, 8.0, 6.0],
-    )
-    .unwrap()
+    seed::B.csr().unwrap()
 }
 fn coo_b() -> Coo<f64, i32> {
-    Coo::try_from_parts(
-        4,
-        4,
-        vec![0, 0, 1, 1, 1, 2, 2, 3],
-        vec![0, 2, 0, 2, 3, 1, 2, 3],
-        vec![1.0, 7.0, 5.0, 3.0, 9.0, 2.0, 8.0, 6.0],
-    )
-    .unwrap()
+    seed::B.coo().unwrap()
 }
 fn ell_b() -> Ell<f64, i32> {
-    Ell::try_from_parts(
-        4,
-        4,
-        3,
-        vec![2, 3, 2, 1],
-        vec![0, 0, 1, 3, 2, 2, 2, -1, -1, 3, -1, -1],
-        vec![1.0, 5.0, 2.0, 6.0, 7.0, 3.0, 8.0, 0.0, 0.0, 9.0, 0.0, 0.0],
-    )
-    .unwrap()
+    seed::B.ell_matrix().unwrap()
 }
 fn hyb_b() -> Hyb<f64, i32> {
-    let ell = Ell::try_from_parts(
-        4,
-        4,
-        2,
-        vec![2, 2, 2, 1],
-        vec![0, 0, 1, 3, 2, 2, 2, -1],
-        vec![1.0, 5.0, 2.0, 6.0, 7.0, 3.0, 8.0, 0.0],
-    )
-    .unwrap();
-    let coo = Coo::try_from_parts(4, 4, vec![1], vec![3], vec![9.0]).unwrap();
-    Hyb::try_from_parts(ell, coo).unwrap()
+    seed::B.hyb_matrix().unwrap()
 }
 fn jds_b() -> Jds<f64, i32> {
-    Jds::try_from_parts(
-        4,
-        4,
-        vec![1, 0, 2, 3],
-        vec![0, 4, 7, 8],
-        vec![0, 0, 1, 3, 2, 2, 2, 3],
-        vec![5.0, 1.0, 2.0, 6.0, 3.0, 7.0, 8.0, 9.0],
-    )
-    .unwrap()
+    seed::B.jds_matrix().unwrap()
 }
-// Seed example C, SELL C = 2, sigma = 4.
 fn sell_c() -> Sell<f64, i32> {
-    Sell::try_from_parts(
-        4,
-        5,
-        2,
-        4,
-        vec![0, 3, 1, 2],
-        vec![0, 6, 10],
-        vec![3, 2],
-        vec![0, 1, 2, 2, 4, 4, 1, 0, 3, -1],
-        vec![1.0, 7.0, 2.0, 8.0, 3.0, 9.0, 4.0, 6.0, 5.0, 0.0],
-    )
-    .unwrap()
+    seed::C.sell_matrix().unwrap()
 }
 
 fn bytes_of(m: MatrixRef<'_, f64, i32>) -> Vec<u8> {
@@ -91,9 +41,9 @@ fn load(b: &[u8]) -> Result<SpbMatrix<f64, i32>, SpbError> {
     open(b)?.to_matrix::<f64, i32>()
 }
 
-#[test]
-fn round_trip_every_format() {
-    let cases: Vec<(Vec<u8>, SpbMatrix<f64, i32>)> = vec![
+/// A file of every format and the matrix it holds.
+fn every_format() -> Vec<(Vec<u8>, SpbMatrix<f64, i32>)> {
+    vec![
         (bytes_of(MatrixRef::Coo(&coo_b())), SpbMatrix::Coo(coo_b())),
         (bytes_of(MatrixRef::Csr(&csr_b())), SpbMatrix::Csr(csr_b())),
         (bytes_of(MatrixRef::Ell(&ell_b())), SpbMatrix::Ell(ell_b())),
@@ -103,8 +53,12 @@ fn round_trip_every_format() {
             bytes_of(MatrixRef::Sell(&sell_c())),
             SpbMatrix::Sell(sell_c()),
         ),
-    ];
-    for (b, want) in cases {
+    ]
+}
+
+#[test]
+fn round_trip_every_format() {
+    for (b, want) in every_format() {
         let f = open(&b).unwrap();
         for s in f.sections() {
             assert_eq!(s.offset % 64, 0, "section {} unaligned", s.name);
@@ -443,23 +397,72 @@ fn c28_hyb_tail_count_disagrees() {
     reseal(&mut b);
     assert!(err_text(load(&b)).contains("tail entries"));
 }
-#[test]
-fn every_single_bit_flip_is_an_error_never_a_panic() {
-    for bytes in [
-        csr_bytes(),
-        bytes_of(MatrixRef::Sell(&sell_c())),
-        bytes_of(MatrixRef::Hyb(&hyb_b())),
-    ] {
-        for i in 0..bytes.len() {
-            for bit in [0u8, 3, 7] {
-                let mut b = bytes.clone();
-                b[i] ^= 1 << bit;
-                // Flipping padding bytes between sections is harmless; everything
-                // else must be caught. Either way: no panic.
-                let _ = load(&b);
+/// The error (offset, words of the message) a single-bit flip at byte `i`
+/// of the valid file `b` must give, or `None` where the byte is alignment
+/// padding between sections, which no checksum covers.
+fn flip_error(b: &[u8], f: &SpbFile, i: usize) -> Option<(u64, String)> {
+    let table_end = HEADER_SIZE + f.sections().len() * ENTRY_SIZE;
+    let at = |o: usize, m: &str| Some((o as u64, m.to_string()));
+    match i {
+        0..6 => at(0, "magic `SPBMTX` missing"),
+        6..8 => at(6, "text-mode transfer"),
+        // The header checksum (bytes 120..128) covers bytes 0..120.
+        8..HEADER_SIZE => at(120, "header checksum mismatch"),
+        _ if i < table_end => at(HEADER_SIZE, "section table checksum mismatch"),
+        _ => {
+            let s = f
+                .sections()
+                .iter()
+                .find(|s| (s.offset..s.offset + s.byte_len).contains(&(i as u64)));
+            match s {
+                Some(s) => at(
+                    s.offset as usize,
+                    &format!("section `{}`: checksum mismatch", s.name),
+                ),
+                None => {
+                    assert_eq!(b[i], 0, "byte {i}: padding is written as zeros");
+                    None
+                }
             }
         }
     }
+}
+
+#[test]
+fn every_single_bit_flip_is_caught_or_harmless_padding() {
+    let files = every_format();
+    let (mut caught, mut padding) = (0usize, 0usize);
+    for (bytes, want) in &files {
+        let f = open(bytes).unwrap();
+        for i in 0..bytes.len() {
+            let expect = flip_error(bytes, &f, i);
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                let got = load(&b);
+                match (&expect, got) {
+                    (Some((offset, words)), Err(e)) => {
+                        assert_eq!(e.offset(), Some(*offset), "byte {i} bit {bit}: {e}");
+                        assert!(e.message().contains(words), "byte {i} bit {bit}: {e}");
+                        caught += 1;
+                    }
+                    (Some(_), Ok(_)) => panic!("byte {i} bit {bit}: flip accepted"),
+                    (None, got) => {
+                        let m = got.unwrap_or_else(|e| panic!("padding byte {i} bit {bit}: {e}"));
+                        assert_eq!(&m, want, "padding byte {i} bit {bit}");
+                        padding += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Every byte of every file was flipped, and both kinds of byte occur.
+    let total: usize = files.iter().map(|(b, _)| b.len() * 8).sum();
+    assert_eq!(caught + padding, total);
+    assert!(
+        padding > 0 && caught > padding,
+        "{caught} caught, {padding} padding"
+    );
 }
 
 /// A CSR matrix spanning several checksum blocks, rows crossing block edges.
