@@ -36,6 +36,12 @@ fn bars(svg: &str) -> usize {
         .count()
 }
 
+fn sorted_lines(svg: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = svg.lines().collect();
+    v.sort_unstable();
+    v
+}
+
 #[test]
 fn svg_names_the_matrix_axes_recommendation_and_marks() {
     let r = seed_d_report();
@@ -88,8 +94,12 @@ fn svg_of_another_matrix_differs() {
     assert!(svg.contains("ELL = 3"));
     let filled = r.histogram.iter().filter(|b| b.rows > 0).count();
     assert_eq!(bars(&svg), filled);
-    // The same report and name draw the same picture.
-    assert!(svg == svg_of(&r, "seed B"), "two drawings differ");
+    // The same report and name draw the same elements (plotters' histogram
+    // keeps its bins in a HashMap, so the bars come out in varying order).
+    assert!(
+        sorted_lines(&svg) == sorted_lines(&svg_of(&r, "seed B")),
+        "two drawings differ"
+    );
 }
 
 #[test]
@@ -118,9 +128,10 @@ fn write_plot_picks_backend_by_extension() {
     write_plot(&svg, &r, "seed D").unwrap();
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg"), "not an SVG file");
-    let title = format!("seed D: 1000 x 1000, {} entries", r.nnz);
-    assert!(text.contains(&title), "no title");
-    assert_eq!(bars(&text), bars(&svg_of(&r, "seed D")));
+    assert!(
+        sorted_lines(&text) == sorted_lines(&svg_of(&r, "seed D")),
+        "the file is not the drawn SVG"
+    );
     let err = write_plot(&dir.path().join("d.jpg"), &r, "seed D").unwrap_err();
     assert!(err.to_string().contains(".svg or .png"), "{err}");
     assert!(!dir.path().join("d.jpg").exists());
