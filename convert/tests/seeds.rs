@@ -1,154 +1,110 @@
-//! The worked examples of `seed-examples.md`: exact arrays, and snapshots.
+//! The worked examples in fixtures/src/seed.rs: converting each example with
+//! the parameters it states gives exactly the arrays fixtures lists for
+//! every format; snapshots of the results; example D's HYB advantage.
 
 use sparsetool_convert::{
-    coo_to_csr, csr_to_coo, csr_to_ell, csr_to_hyb, csr_to_jds, csr_to_sell, HybWidth,
+    convert, coo_to_csr, csr_to_ell, csr_to_hyb, AnyMatrix, ConvertParams, HybWidth,
 };
-use sparsetool_formats::{Coo, Csr};
+use sparsetool_fixtures::seed::{self, seed_d, SeedExample, SEED_D_LONG_ROW};
+use sparsetool_formats::{Coo, FormatKind};
 
 use crate::common::Revalidate;
 
-/// Builds a COO matrix from a dense row-major listing, entries emitted in
-/// reverse order (so the conversion has to sort them).
-fn coo_from_dense(nrows: usize, ncols: usize, dense: &[f64]) -> Coo<f64, i32> {
-    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
-    for k in (0..nrows * ncols).rev() {
-        if dense[k] != 0.0 {
-            r.push((k / ncols) as i32);
-            c.push((k % ncols) as i32);
-            v.push(dense[k]);
+/// The parameters the worked examples state: ELL at the longest row, HYB
+/// with ELL width 2, SELL with C = 2 and sigma = 4.
+fn stated_params() -> ConvertParams {
+    ConvertParams {
+        ell_width: None,
+        hyb_width: HybWidth::Fixed(2),
+        slice: 2,
+        sigma: Some(4),
+        allow_fill: false,
+    }
+}
+
+/// `e` converted from its CSR to `k` with the stated parameters.
+fn converted(e: &SeedExample, k: FormatKind) -> AnyMatrix<f64, i32> {
+    let csr = AnyMatrix::Csr(e.csr::<f64, i32>().unwrap());
+    convert(&csr, k, &stated_params()).unwrap_or_else(|err| panic!("{} -> {k}: {err}", e.name))
+}
+
+/// `e` in format `k` built from the arrays fixtures lists (through the
+/// checked constructors, so the arrays are valid).
+fn fixture_matrix(e: &SeedExample, k: FormatKind) -> AnyMatrix<f64, i32> {
+    match k {
+        FormatKind::Coo => AnyMatrix::Coo(e.coo().unwrap()),
+        FormatKind::Csr => AnyMatrix::Csr(e.csr().unwrap()),
+        FormatKind::Ell => AnyMatrix::Ell(e.ell_matrix().unwrap()),
+        FormatKind::Hyb => AnyMatrix::Hyb(e.hyb_matrix().unwrap()),
+        FormatKind::Jds => AnyMatrix::Jds(e.jds_matrix().unwrap()),
+        FormatKind::Sell => AnyMatrix::Sell(e.sell_matrix().unwrap()),
+    }
+}
+
+#[test]
+fn every_example_converts_to_the_fixture_arrays_of_every_format() {
+    for e in seed::ALL {
+        for k in FormatKind::ALL {
+            // Equality compares every array (padding slots included) and
+            // every parameter (width, C, sigma) exactly.
+            assert_eq!(converted(e, k), fixture_matrix(e, k), "{} in {k}", e.name);
         }
     }
-    Coo::try_from_parts(nrows, ncols, r, c, v).unwrap()
 }
 
-fn seed_a() -> Csr<f64, i32> {
-    coo_to_csr(&coo_from_dense(3, 3, &[1., 0., 2., 0., 3., 0., 4., 0., 5.]))
-}
-fn seed_b() -> Csr<f64, i32> {
-    coo_to_csr(&coo_from_dense(
-        4,
-        4,
-        &[
-            1., 0., 7., 0., 5., 0., 3., 9., 0., 2., 8., 0., 0., 0., 0., 6.,
-        ],
-    ))
-}
-fn seed_c() -> Csr<f64, i32> {
-    coo_to_csr(&coo_from_dense(
-        4,
-        5,
-        &[
-            1., 0., 2., 0., 3., 0., 4., 0., 5., 0., 6., 0., 0., 0., 0., 0., 7., 8., 0., 9.,
-        ],
-    ))
-}
-
-const P: i32 = -1;
-const Z: f64 = 0.0;
-
-#[test]
-fn seed_a_csr_ell() {
-    let a = seed_a();
-    assert_eq!(a.row_ptr(), [0, 2, 3, 5]);
-    assert_eq!(a.col_idx(), [0, 2, 1, 0, 2]);
-    assert_eq!(a.values(), [1., 2., 3., 4., 5.]);
-    let e = csr_to_ell(&a, None, false).unwrap();
-    e.revalidate();
-    assert_eq!(e.width(), 2);
-    assert_eq!(e.values(), [1., 3., 4., 2., Z, 5.]);
-    assert_eq!(e.col_idx(), [0, 1, 0, 2, P, 2]);
-    insta::assert_debug_snapshot!("seed_a_ell", e);
+/// The dense matrix as COO with its entries in reverse order, so that
+/// building CSR has to sort them.
+fn reversed_coo(e: &SeedExample) -> Coo<f64, i32> {
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, row) in e.dense.iter().enumerate().rev() {
+        for (j, &x) in row.iter().enumerate().rev() {
+            if x != 0.0 {
+                r.push(i as i32);
+                c.push(j as i32);
+                v.push(x);
+            }
+        }
+    }
+    Coo::try_from_parts(e.nrows, e.ncols, r, c, v).unwrap()
 }
 
 #[test]
-fn seed_b_all() {
-    let b = seed_b();
-    let coo = csr_to_coo(&b);
-    assert_eq!(coo.rows(), [0, 0, 1, 1, 1, 2, 2, 3]);
-    assert_eq!(coo.cols(), [0, 2, 0, 2, 3, 1, 2, 3]);
-    assert_eq!(coo.values(), [1., 7., 5., 3., 9., 2., 8., 6.]);
-    assert_eq!(b.row_ptr(), [0, 2, 5, 7, 8]);
-
-    let e = csr_to_ell(&b, None, false).unwrap();
-    e.revalidate();
-    assert_eq!(e.row_nnz(), [2, 3, 2, 1]);
-    assert_eq!(e.values(), [1., 5., 2., 6., 7., 3., 8., Z, Z, 9., Z, Z]);
-    assert_eq!(e.col_idx(), [0, 0, 1, 3, 2, 2, 2, P, P, 3, P, P]);
-
-    let h = csr_to_hyb(&b, HybWidth::Fixed(2)).unwrap();
-    h.revalidate();
-    assert_eq!(h.ell().values(), [1., 5., 2., 6., 7., 3., 8., Z]);
-    assert_eq!(h.ell().col_idx(), [0, 0, 1, 3, 2, 2, 2, P]);
-    assert_eq!(
-        (h.coo().rows(), h.coo().cols(), h.coo().values()),
-        (&[1][..], &[3][..], &[9.][..])
-    );
-
-    let j = csr_to_jds(&b);
-    j.revalidate();
-    assert_eq!(j.perm(), [1, 0, 2, 3]);
-    assert_eq!(j.jd_ptr(), [0, 4, 7, 8]);
-    assert_eq!(j.values(), [5., 1., 2., 6., 3., 7., 8., 9.]);
-    assert_eq!(j.col_idx(), [0, 0, 1, 3, 2, 2, 2, 3]);
-
-    insta::assert_debug_snapshot!("seed_b_ell", e);
-    insta::assert_debug_snapshot!("seed_b_hyb2", h);
-    insta::assert_debug_snapshot!("seed_b_jds", j);
+fn unsorted_coo_of_every_example_gives_the_fixture_csr() {
+    for e in seed::ALL {
+        let csr = coo_to_csr(&reversed_coo(e));
+        csr.revalidate();
+        assert_eq!(csr, e.csr().unwrap(), "{}", e.name);
+    }
 }
 
 #[test]
-fn seed_c_all() {
-    let c = seed_c();
-    let e = csr_to_ell(&c, None, false).unwrap();
-    e.revalidate();
-    assert_eq!(e.row_nnz(), [3, 2, 1, 3]);
-    assert_eq!(e.slots() - e.nnz(), 3);
-    assert_eq!(e.values(), [1., 4., 6., 7., 2., 5., Z, 8., 3., Z, Z, 9.]);
-    assert_eq!(e.col_idx(), [0, 1, 0, 1, 2, 3, P, 2, 4, P, P, 4]);
-
-    let j = csr_to_jds(&c);
-    j.revalidate();
-    assert_eq!(j.perm(), [0, 3, 1, 2]);
-    assert_eq!(j.jd_ptr(), [0, 4, 7, 9]);
-    assert_eq!(j.values(), [1., 7., 4., 6., 2., 8., 5., 3., 9.]);
-    assert_eq!(j.col_idx(), [0, 1, 1, 0, 2, 2, 3, 4, 4]);
-
-    let h = csr_to_hyb(&c, HybWidth::Fixed(2)).unwrap();
-    h.revalidate();
-    assert_eq!(h.ell().values(), [1., 4., 6., 7., 2., 5., Z, 8.]);
-    assert_eq!(h.ell().col_idx(), [0, 1, 0, 1, 2, 3, P, 2]);
-    assert_eq!(h.coo().rows(), [0, 3]);
-    assert_eq!(h.coo().cols(), [4, 4]);
-    assert_eq!(h.coo().values(), [3., 9.]);
-
-    let s = csr_to_sell(&c, 2, 4).unwrap();
-    s.revalidate();
-    assert_eq!(s.perm(), [0, 3, 1, 2]);
-    assert_eq!(s.slice_ptr(), [0, 6, 10]);
-    assert_eq!(s.slice_width(), [3, 2]);
-    assert_eq!(s.values(), [1., 7., 2., 8., 3., 9., 4., 6., 5., Z]);
-    assert_eq!(s.col_idx(), [0, 1, 2, 2, 4, 4, 1, 0, 3, P]);
-    assert_eq!(s.slots() - s.nnz(), 1);
-
-    insta::assert_debug_snapshot!("seed_c_ell", e);
-    insta::assert_debug_snapshot!("seed_c_jds", j);
-    insta::assert_debug_snapshot!("seed_c_hyb2", h);
-    insta::assert_debug_snapshot!("seed_c_sell_c2_s4", s);
+fn seed_snapshots() {
+    let cases = [
+        ("seed_a_ell", &seed::A, FormatKind::Ell),
+        ("seed_b_ell", &seed::B, FormatKind::Ell),
+        ("seed_b_hyb2", &seed::B, FormatKind::Hyb),
+        ("seed_b_jds", &seed::B, FormatKind::Jds),
+        ("seed_c_ell", &seed::C, FormatKind::Ell),
+        ("seed_c_hyb2", &seed::C, FormatKind::Hyb),
+        ("seed_c_jds", &seed::C, FormatKind::Jds),
+        ("seed_c_sell_c2_s4", &seed::C, FormatKind::Sell),
+    ];
+    for (name, e, k) in cases {
+        match converted(e, k) {
+            AnyMatrix::Ell(m) => insta::assert_debug_snapshot!(name, m),
+            AnyMatrix::Hyb(m) => insta::assert_debug_snapshot!(name, m),
+            AnyMatrix::Jds(m) => insta::assert_debug_snapshot!(name, m),
+            AnyMatrix::Sell(m) => insta::assert_debug_snapshot!(name, m),
+            _ => panic!("{name}: no snapshot for {k}"),
+        }
+    }
 }
 
 #[test]
 fn seed_d_hyb_beats_ell() {
-    // 1000 x 1000, rows of at most 9 entries, one row of 200.
-    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..1000usize {
-        let len = if i == 500 { 200 } else { i % 10 };
-        for k in 0..len {
-            r.push(i as i32);
-            c.push(((i + k * 5) % 1000) as i32);
-            v.push(1.0);
-        }
-    }
-    let a = coo_to_csr(&Coo::<f64, i32>::try_from_parts(1000, 1000, r, c, v).unwrap());
+    // 1000 x 1000, rows of 1 to 9 entries, one row of 200.
+    let a = seed_d::<f64, i32>().unwrap();
+    assert_eq!(a.row_lengths()[SEED_D_LONG_ROW], 200);
     let e = csr_to_ell(&a, None, false).unwrap();
     assert_eq!(e.slots(), 200_000);
     let h = csr_to_hyb(&a, HybWidth::Fixed(9)).unwrap();

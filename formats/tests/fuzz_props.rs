@@ -14,93 +14,22 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 use proptest::sample::Index as PIndex;
+use sparsetool_fixtures::seed;
 use sparsetool_formats::binary::write_spb;
 use sparsetool_formats::mm::{write_coo, WriteOptions};
 use sparsetool_formats::npz::{self, NpzWriter};
-use sparsetool_formats::MatrixRef;
-use sparsetool_formats::{Complex64, Coo, Csr, Ell, Hyb, Jds, Sell};
+use sparsetool_formats::{Complex64, Coo, Csr, MatrixRef};
 
 // ---------------------------------------------------------------- seeds
 
-/// Seed C of the fixtures (4x5, 9 entries) in every format.
-fn seed_coo() -> Coo<f64, i32> {
-    Coo::try_from_parts(
-        4,
-        5,
-        vec![0, 0, 0, 1, 1, 2, 3, 3, 3],
-        vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
-        vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
-    )
-    .unwrap()
-}
-
-fn seed_csr() -> Csr<f64, i32> {
-    Csr::try_from_parts(
-        4,
-        5,
-        vec![0, 3, 5, 6, 9],
-        vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
-        vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
-    )
-    .unwrap()
-}
-
-fn seed_ell() -> Ell<f64, i32> {
-    Ell::try_from_parts(
-        4,
-        5,
-        3,
-        vec![3, 2, 1, 3],
-        vec![0, 1, 0, 1, 2, 3, -1, 2, 4, -1, -1, 4],
-        vec![1., 4., 6., 7., 2., 5., 0., 8., 3., 0., 0., 9.],
-    )
-    .unwrap()
-}
-
-fn seed_hyb() -> Hyb<f64, i32> {
-    let e = Ell::try_from_parts(
-        4,
-        5,
-        2,
-        vec![2, 2, 1, 2],
-        vec![0, 1, 0, 1, 2, 3, -1, 2],
-        vec![1., 4., 6., 7., 2., 5., 0., 8.],
-    )
-    .unwrap();
-    let t = Coo::try_from_parts(4, 5, vec![0, 3], vec![4, 4], vec![3., 9.]).unwrap();
-    Hyb::try_from_parts(e, t).unwrap()
-}
-
-fn seed_jds() -> Jds<f64, i32> {
-    Jds::try_from_parts(
-        4,
-        5,
-        vec![0, 3, 1, 2],
-        vec![0, 4, 7, 9],
-        vec![0, 1, 1, 0, 2, 2, 3, 4, 4],
-        vec![1., 7., 4., 6., 2., 8., 5., 3., 9.],
-    )
-    .unwrap()
-}
-
-fn seed_sell() -> Sell<f64, i32> {
-    Sell::try_from_parts(
-        4,
-        5,
-        2,
-        4,
-        vec![0, 3, 1, 2],
-        vec![0, 6, 10],
-        vec![3, 2],
-        vec![0, 1, 2, 2, 4, 4, 1, 0, 3, -1],
-        vec![1., 7., 2., 8., 3., 9., 4., 6., 5., 0.],
-    )
-    .unwrap()
-}
-
 fn seed_mtx() -> Vec<Vec<u8>> {
     let mut general = Vec::new();
-    write_coo(&mut general, &seed_coo(), &WriteOptions::default()).unwrap();
+    write_coo(
+        &mut general,
+        &seed::C.coo::<f64, i32>().unwrap(),
+        &WriteOptions::default(),
+    )
+    .unwrap();
     let texts: [&[u8]; 6] = [
         b"%%MatrixMarket matrix coordinate real symmetric\n% c\n4 4 4\n1 1 2.5\n3 1 -.5\n4 2 1e3\n4 4 7\n",
         b"%%MatrixMarket matrix coordinate complex hermitian\n3 3 3\n1 1 1.5 0\n2 1 1 2\n3 2 -1 .5\n",
@@ -121,23 +50,23 @@ fn seed_npz() -> Vec<Vec<u8>> {
         f(&mut c);
         out.push(c.into_inner());
     };
-    put(&|c| npz::write_coo(c, &seed_coo()).unwrap());
-    put(&|c| npz::write_csr(c, &seed_csr()).unwrap());
-    put(&|c| npz::write_ell(c, &seed_ell()).unwrap());
-    put(&|c| npz::write_hyb(c, &seed_hyb()).unwrap());
-    put(&|c| npz::write_jds(c, &seed_jds()).unwrap());
-    put(&|c| npz::write_sell(c, &seed_sell()).unwrap());
+    put(&|c| npz::write_coo(c, &seed::C.coo::<f64, i32>().unwrap()).unwrap());
+    put(&|c| npz::write_csr(c, &seed::C.csr::<f64, i32>().unwrap()).unwrap());
+    put(&|c| npz::write_ell(c, &seed::C.ell_matrix::<f64, i32>().unwrap()).unwrap());
+    put(&|c| npz::write_hyb(c, &seed::C.hyb_matrix::<f64, i32>().unwrap()).unwrap());
+    put(&|c| npz::write_jds(c, &seed::C.jds_matrix::<f64, i32>().unwrap()).unwrap());
+    put(&|c| npz::write_sell(c, &seed::C.sell_matrix::<f64, i32>().unwrap()).unwrap());
     out
 }
 
 fn seed_spb() -> Vec<Vec<u8>> {
     let (coo, csr, ell, hyb, jds, sell) = (
-        seed_coo(),
-        seed_csr(),
-        seed_ell(),
-        seed_hyb(),
-        seed_jds(),
-        seed_sell(),
+        seed::C.coo::<f64, i32>().unwrap(),
+        seed::C.csr::<f64, i32>().unwrap(),
+        seed::C.ell_matrix::<f64, i32>().unwrap(),
+        seed::C.hyb_matrix::<f64, i32>().unwrap(),
+        seed::C.jds_matrix::<f64, i32>().unwrap(),
+        seed::C.sell_matrix::<f64, i32>().unwrap(),
     );
     let refs = [
         MatrixRef::Coo(&coo),
@@ -156,14 +85,14 @@ fn seed_spb() -> Vec<Vec<u8>> {
         })
         .collect();
     // Other value and index types.
-    let (n, c, r, cl, v) = seed_coo().into_parts();
+    let (n, c, r, cl, v) = seed::C.coo::<f64, i32>().unwrap().into_parts();
     let z: Vec<Complex64> = v.iter().map(|&x| Complex64::new(x, -x)).collect();
     let wide = |a: Vec<i32>| a.into_iter().map(i64::from).collect::<Vec<i64>>();
     let cz = Coo::<Complex64, i64>::try_from_parts(n, c, wide(r), wide(cl), z).unwrap();
     let mut b = Vec::new();
     write_spb(&mut b, MatrixRef::Coo(&cz)).unwrap();
     out.push(b);
-    let (n, c, p, ci, v) = seed_csr().into_parts();
+    let (n, c, p, ci, v) = seed::C.csr::<f64, i32>().unwrap().into_parts();
     let cf = Csr::<f32, i32>::try_from_parts(n, c, p, ci, v.iter().map(|&x| x as f32).collect())
         .unwrap();
     let mut b = Vec::new();

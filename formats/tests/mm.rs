@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
+use sparsetool_fixtures::{quirk_matrices, real_matrices, real_matrix, RealMatrix};
 use sparsetool_formats::mm::{
     read_bytes, read_header_bytes, read_header_path, read_header_path_with, read_path, write_coo,
     write_csr, MmError, MmErrorKind, MmField, MmFormat, MmMatrix, MmSymmetry, ReadOptions,
@@ -12,10 +13,19 @@ use sparsetool_formats::mm::{
 };
 use sparsetool_formats::{Complex32, Complex64, Coo, Csr, Index, Scalar};
 
+/// Test data of this crate only (the heads of two bundled matrices).
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(name)
+}
+
+/// A matrix bundled in `fixtures/matrices` (real or quirk), by name.
+fn bundled(name: &str) -> PathBuf {
+    real_matrix(name)
+        .or_else(|| quirk_matrices().into_iter().find(|m| m.name == name))
+        .unwrap_or_else(|| panic!("no bundled matrix {name}"))
+        .path
 }
 
 fn strict() -> ReadOptions {
@@ -66,7 +76,7 @@ const HDR: &str = "%%MatrixMarket matrix coordinate real general\n";
 
 #[test]
 fn jagmesh7_pattern_symmetric() {
-    let m = read_path::<f64, i32>(&data("jagmesh7.mtx"), &strict()).unwrap();
+    let m = read_path::<f64, i32>(&bundled("jagmesh7"), &strict()).unwrap();
     let h = m.header;
     assert_eq!(
         (h.field, h.symmetry, h.nrows, h.ncols, h.entries),
@@ -76,7 +86,7 @@ fn jagmesh7_pattern_symmetric() {
     assert!(m.coo.values().iter().all(|&v| v == 1.0));
     assert!(m.warnings.is_empty());
     let raw = read_path::<f32, i64>(
-        &data("jagmesh7.mtx"),
+        &bundled("jagmesh7"),
         &ReadOptions {
             expand_symmetry: false,
             lenient: false,
@@ -94,7 +104,7 @@ fn jagmesh7_pattern_symmetric() {
 
 #[test]
 fn plskz362_skew() {
-    let m = read_path::<f64, i32>(&data("plskz362.mtx"), &strict()).unwrap();
+    let m = read_path::<f64, i32>(&bundled("plskz362"), &strict()).unwrap();
     assert_eq!(
         (m.header.symmetry, m.header.entries, m.coo.nnz()),
         (MmSymmetry::SkewSymmetric, 880, 1760)
@@ -109,7 +119,7 @@ fn plskz362_skew() {
 
 #[test]
 fn cha_hermitian() {
-    let m = read_path::<Complex64, i32>(&data("cha.mtx"), &strict()).unwrap();
+    let m = read_path::<Complex64, i32>(&bundled("cha"), &strict()).unwrap();
     assert_eq!(
         (m.header.symmetry, m.header.entries, m.coo.nnz()),
         (MmSymmetry::Hermitian, 6, 9)
@@ -129,14 +139,14 @@ fn cha_hermitian() {
     );
     // The (2,2) diagonal keeps its imaginary part as stored.
     assert_eq!(t[4], (1, 1, Complex64::new(1.7073102613255353, -1.0)));
-    let e = read_path::<f64, i32>(&data("cha.mtx"), &strict()).unwrap_err();
+    let e = read_path::<f64, i32>(&bundled("cha"), &strict()).unwrap_err();
     assert!(matches!(e.kind(), MmErrorKind::TypeMismatch { .. }));
     assert!(e.to_string().contains("complex type"), "{e}");
 }
 
 #[test]
 fn young1c_complex_general() {
-    let m = read_path::<Complex32, i64>(&data("young1c.mtx"), &strict()).unwrap();
+    let m = read_path::<Complex32, i64>(&bundled("young1c"), &strict()).unwrap();
     assert_eq!(
         (m.coo.nrows(), m.coo.ncols(), m.coo.nnz()),
         (841, 841, 4089)
@@ -146,7 +156,7 @@ fn young1c_complex_general() {
 
 #[test]
 fn lp_ship04l_rectangular_empty_rows() {
-    let m = read_path::<f64, i32>(&data("lp_ship04l.mtx"), &strict()).unwrap();
+    let m = read_path::<f64, i32>(&bundled("lp_ship04l"), &strict()).unwrap();
     assert_eq!(
         (m.coo.nrows(), m.coo.ncols(), m.coo.nnz()),
         (402, 2166, 6380)
@@ -174,7 +184,7 @@ fn memplus_rhs_array() {
 
 #[test]
 fn quirk_ca_erdos992() {
-    let p = data("ca-Erdos992.mtx");
+    let p = bundled("ca-Erdos992");
     let e = read_path::<f64, i32>(&p, &strict()).unwrap_err();
     assert!(
         matches!(e.kind(), MmErrorKind::CommentedSizeLine { .. }),
@@ -195,7 +205,7 @@ fn quirk_ca_erdos992() {
 
 #[test]
 fn quirk_soc_wiki_vote() {
-    let p = data("soc-wiki-Vote.mtx");
+    let p = bundled("soc-wiki-Vote");
     let e = read_path::<f64, i32>(&p, &strict()).unwrap_err();
     assert!(
         matches!(e.kind(), MmErrorKind::SinglePercentBanner { .. }),
@@ -224,7 +234,7 @@ fn quirk_soc_wiki_vote() {
 
 #[test]
 fn quirk_netscience() {
-    let p = data("netscience.mtx");
+    let p = bundled("netscience");
     let e = read_path::<f64, i32>(&p, &strict()).unwrap_err();
     assert!(matches!(e.kind(), MmErrorKind::ZeroBased), "{e}");
     assert!(e
@@ -725,7 +735,7 @@ fn lenient_recoveries() {
 #[test]
 fn gzip_and_header_only() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read(data("plskz362.mtx")).unwrap();
+    let text = std::fs::read(bundled("plskz362")).unwrap();
     let gz = dir.path().join("m.mtx.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(&text).unwrap();
@@ -736,7 +746,7 @@ fn gzip_and_header_only() {
     std::fs::write(&disguised, &bytes).unwrap();
     let a = read_path::<f64, i32>(&gz, &strict()).unwrap();
     let b = read_path::<f64, i32>(&disguised, &strict()).unwrap();
-    let c = read_path::<f64, i32>(&data("plskz362.mtx"), &strict()).unwrap();
+    let c = read_path::<f64, i32>(&bundled("plskz362"), &strict()).unwrap();
     assert_eq!(a.coo, c.coo);
     assert_eq!(b.coo, c.coo);
     let h = read_header_path(&gz).unwrap();
@@ -789,21 +799,15 @@ fn header_with_long_comment_block() {
 
 #[test]
 fn write_read_real_files_identity() {
-    for f in [
-        "jagmesh7.mtx",
-        "plskz362.mtx",
-        "lp_ship04l.mtx",
-        "add32_head.mtx",
-        "memplus_rhs1_head.mtx",
-    ] {
+    for f in ["add32_head.mtx", "memplus_rhs1_head.mtx"] {
         let a = read_path::<f64, i32>(&data(f), &strict()).unwrap();
         let mut out = Vec::new();
         write_coo(&mut out, &a.coo, &WriteOptions::default()).unwrap();
         let b = read_bytes::<f64, i32>(&out, f, &strict()).unwrap();
         assert_eq!(a.coo, b.coo, "{f}");
     }
-    for f in ["cha.mtx", "young1c.mtx"] {
-        let a = read_path::<Complex64, i64>(&data(f), &strict()).unwrap();
+    for f in ["cha", "young1c"] {
+        let a = read_path::<Complex64, i64>(&bundled(f), &strict()).unwrap();
         let mut out = Vec::new();
         write_coo(&mut out, &a.coo, &WriteOptions::for_type::<Complex64>()).unwrap();
         let b = read_bytes::<Complex64, i64>(&out, f, &strict()).unwrap();
@@ -924,42 +928,71 @@ proptest! {
     }
 }
 
-/// Reads every matrix of a directory given by `SPARSETOOL_MATRICES` (e.g.
-/// the shared collection) and checks shapes; skipped when unset.
-#[test]
-fn external_collection_if_present() {
-    let Ok(dir) = std::env::var("SPARSETOOL_MATRICES") else {
-        return;
-    };
-    let expect: &[(&str, usize, usize, usize)] = &[
-        ("bcsstk13.mtx", 2003, 2003, 83883),
-        ("jagmesh7.mtx", 1138, 1138, 7450),
-        ("cryg2500.mtx", 2500, 2500, 12349),
-        ("fidapex6.mtx", 1651, 1651, 49533),
-        ("luxembourg.mtx", 114599, 114599, 239332),
-        ("memplus.mtx", 17758, 17758, 126150),
-        ("add32.mtx", 4960, 4960, 23884),
-        ("rajat01.mtx", 6833, 6833, 43250),
-        ("arrow.mtx", 46500, 46500, 139498),
-        ("CA-HepPh.mtx", 89209, 89209, 237010),
-        ("ca-AstroPh.mtx", 18772, 18772, 396160),
-        ("Groebner_id2003_aug.mtx", 4967, 2456, 173670),
-        ("sparse-images-1024_subset.mtx", 1200, 1024, 122713),
-        ("lp_ship04l.mtx", 402, 2166, 6380),
-        ("plskz362.mtx", 362, 362, 1760),
-    ];
-    for &(f, m, n, nnz) in expect {
-        let a = read_path::<f64, i32>(&Path::new(&dir).join(f), &strict()).unwrap();
-        assert_eq!(
-            (a.coo.nrows(), a.coo.ncols(), a.coo.nnz()),
-            (m, n, nnz),
-            "{f}"
-        );
-        assert_eq!(roundtrip(&a.coo, &WriteOptions::default()), a.coo, "{f}");
+/// Rows, columns, entries and (min, max, empty) row lengths of a matrix.
+fn shape_and_rows<T: Scalar>(m: &Coo<T, i32>) -> (usize, usize, usize, (usize, usize, usize)) {
+    let mut lens = vec![0usize; m.nrows()];
+    for r in m.rows() {
+        lens[r.to_usize()] += 1;
     }
-    for &(f, nnz) in &[("young1c.mtx", 4089), ("cha.mtx", 9)] {
-        let a = read_path::<Complex64, i32>(&Path::new(&dir).join(f), &strict()).unwrap();
-        assert_eq!(a.coo.nnz(), nnz, "{f}");
+    let min = lens.iter().copied().min().unwrap_or(0);
+    let max = lens.iter().copied().max().unwrap_or(0);
+    let empty = lens.iter().filter(|&&l| l == 0).count();
+    (m.nrows(), m.ncols(), m.nnz(), (min, max, empty))
+}
+
+/// Reads `m` (strictly, or leniently for a quirk file) in its value type,
+/// checks the counts its manifest records, and that writing and reading
+/// again gives the same matrix.
+fn check_bundled<T: Scalar>(m: &RealMatrix, opts: &WriteOptions) {
+    let read = if m.quirk.is_some() {
+        lenient()
+    } else {
+        strict()
+    };
+    let a = read_path::<T, i32>(&m.path, &read)
+        .unwrap_or_else(|e| panic!("{}: {e}", m.name))
+        .coo;
+    match m.nnz_expanded {
+        Some(nnz) => assert_eq!(
+            shape_and_rows(&a),
+            (
+                m.nrows,
+                m.ncols,
+                nnz,
+                (m.row_len_min, m.row_len_max, m.empty_rows)
+            ),
+            "{}",
+            m.name
+        ),
+        // An array file: the manifest counts its stored values, zeros
+        // included; the reader keeps the nonzero ones.
+        None => {
+            assert_eq!((a.nrows(), a.ncols()), (m.nrows, m.ncols), "{}", m.name);
+            assert!(a.nnz() <= m.nnz_stored && a.nnz() > 0, "{}", m.name);
+            assert!(a.values().iter().all(|v| *v != T::zero()), "{}", m.name);
+        }
+    }
+    let mut out = Vec::new();
+    write_coo(&mut out, &a, opts).unwrap();
+    let b = read_bytes::<T, i32>(&out, m.name, &strict()).unwrap().coo;
+    assert_eq!(a, b, "{}: written and read again", m.name);
+}
+
+/// Every matrix bundled in `fixtures/matrices` (18 real, 3 quirks; gzipped
+/// or not) reads with the counts its manifest records and round-trips.
+#[test]
+fn bundled_matrices_match_manifest_and_round_trip() {
+    let all: Vec<RealMatrix> = real_matrices()
+        .into_iter()
+        .chain(quirk_matrices())
+        .collect();
+    assert_eq!(all.len(), 21);
+    for m in &all {
+        if m.field == "complex" {
+            check_bundled::<Complex64>(m, &WriteOptions::for_type::<Complex64>());
+        } else {
+            check_bundled::<f64>(m, &WriteOptions::default());
+        }
     }
 }
 
@@ -967,6 +1000,7 @@ fn external_collection_if_present() {
 fn utf8_bom_strict_error_lenient_warning() {
     let text = "\u{feff}%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3.5\n";
     let e = rd::<f64>(text).unwrap_err();
+    assert!(matches!(e.kind(), MmErrorKind::ByteOrderMark), "{e}");
     assert_eq!(e.line(), Some(1));
     assert!(e.to_string().contains("byte-order mark"), "{e}");
     assert!(e.to_string().contains("--lenient"), "{e}");

@@ -1,80 +1,30 @@
 //! `.spb` round trips for every format and crafted-corruption tests.
 
+use sparsetool_fixtures::seed;
 use sparsetool_formats::binary::{
-    write_spb, SpbError, SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
+    write_spb, SpbError, SpbErrorKind, SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
 };
 use sparsetool_formats::{AnyMatrix, Coo, Csr, Ell, Hyb, Jds, MatrixRef, Sell};
 
-// Seed example B (seed-examples.md) in every format.
+// The worked examples in fixtures/src/seed.rs: B in every format, C in SELL
+// (C = 2, sigma = 4).
 fn csr_b() -> Csr<f64, i32> {
-    Csr::try_from_parts(
-        4,
-        4,
-        vec![0, 2, 5, 7, 8],
-        vec![0, 2, 0, 2, 3, 1, 2, 3],
-        vec![1.0, 7.0, 5.0, 3.0, 9.0, 2.0, 8.0, 6.0],
-    )
-    .unwrap()
+    seed::B.csr().unwrap()
 }
 fn coo_b() -> Coo<f64, i32> {
-    Coo::try_from_parts(
-        4,
-        4,
-        vec![0, 0, 1, 1, 1, 2, 2, 3],
-        vec![0, 2, 0, 2, 3, 1, 2, 3],
-        vec![1.0, 7.0, 5.0, 3.0, 9.0, 2.0, 8.0, 6.0],
-    )
-    .unwrap()
+    seed::B.coo().unwrap()
 }
 fn ell_b() -> Ell<f64, i32> {
-    Ell::try_from_parts(
-        4,
-        4,
-        3,
-        vec![2, 3, 2, 1],
-        vec![0, 0, 1, 3, 2, 2, 2, -1, -1, 3, -1, -1],
-        vec![1.0, 5.0, 2.0, 6.0, 7.0, 3.0, 8.0, 0.0, 0.0, 9.0, 0.0, 0.0],
-    )
-    .unwrap()
+    seed::B.ell_matrix().unwrap()
 }
 fn hyb_b() -> Hyb<f64, i32> {
-    let ell = Ell::try_from_parts(
-        4,
-        4,
-        2,
-        vec![2, 2, 2, 1],
-        vec![0, 0, 1, 3, 2, 2, 2, -1],
-        vec![1.0, 5.0, 2.0, 6.0, 7.0, 3.0, 8.0, 0.0],
-    )
-    .unwrap();
-    let coo = Coo::try_from_parts(4, 4, vec![1], vec![3], vec![9.0]).unwrap();
-    Hyb::try_from_parts(ell, coo).unwrap()
+    seed::B.hyb_matrix().unwrap()
 }
 fn jds_b() -> Jds<f64, i32> {
-    Jds::try_from_parts(
-        4,
-        4,
-        vec![1, 0, 2, 3],
-        vec![0, 4, 7, 8],
-        vec![0, 0, 1, 3, 2, 2, 2, 3],
-        vec![5.0, 1.0, 2.0, 6.0, 3.0, 7.0, 8.0, 9.0],
-    )
-    .unwrap()
+    seed::B.jds_matrix().unwrap()
 }
-// Seed example C, SELL C = 2, sigma = 4.
 fn sell_c() -> Sell<f64, i32> {
-    Sell::try_from_parts(
-        4,
-        5,
-        2,
-        4,
-        vec![0, 3, 1, 2],
-        vec![0, 6, 10],
-        vec![3, 2],
-        vec![0, 1, 2, 2, 4, 4, 1, 0, 3, -1],
-        vec![1.0, 7.0, 2.0, 8.0, 3.0, 9.0, 4.0, 6.0, 5.0, 0.0],
-    )
-    .unwrap()
+    seed::C.sell_matrix().unwrap()
 }
 
 fn bytes_of(m: MatrixRef<'_, f64, i32>) -> Vec<u8> {
@@ -91,9 +41,9 @@ fn load(b: &[u8]) -> Result<AnyMatrix<f64, i32>, SpbError> {
     open(b)?.to_matrix::<f64, i32>()
 }
 
-#[test]
-fn round_trip_every_format() {
-    let cases: Vec<(Vec<u8>, AnyMatrix<f64, i32>)> = vec![
+/// A file of every format and the matrix it holds.
+fn every_format() -> Vec<(Vec<u8>, AnyMatrix<f64, i32>)> {
+    vec![
         (bytes_of(MatrixRef::Coo(&coo_b())), AnyMatrix::Coo(coo_b())),
         (bytes_of(MatrixRef::Csr(&csr_b())), AnyMatrix::Csr(csr_b())),
         (bytes_of(MatrixRef::Ell(&ell_b())), AnyMatrix::Ell(ell_b())),
@@ -103,8 +53,12 @@ fn round_trip_every_format() {
             bytes_of(MatrixRef::Sell(&sell_c())),
             AnyMatrix::Sell(sell_c()),
         ),
-    ];
-    for (b, want) in cases {
+    ]
+}
+
+#[test]
+fn round_trip_every_format() {
+    for (b, want) in every_format() {
         let f = open(&b).unwrap();
         for s in f.sections() {
             assert_eq!(s.offset % 64, 0, "section {} unaligned", s.name);
@@ -204,6 +158,20 @@ fn section_index(b: &[u8], name: &str) -> usize {
 fn section_data_offset(b: &[u8], name: &str) -> usize {
     u64_at(b, entry(section_index(b, name)) + 32) as usize
 }
+/// Asserts that `r` is an error of kind `SpbErrorKind::$kind` whose message
+/// contains `$words`.
+macro_rules! assert_err {
+    ($r:expr, $kind:ident, $words:expr) => {{
+        let e = $r.expect_err("corrupt file accepted");
+        assert!(
+            matches!(e.kind(), SpbErrorKind::$kind(..)),
+            "{e}: kind {:?}",
+            e.kind()
+        );
+        assert!(e.to_string().contains($words), "{e}");
+    }};
+}
+
 fn err_text(r: Result<AnyMatrix<f64, i32>, SpbError>) -> String {
     match r {
         Ok(_) => panic!("corrupt file accepted"),
@@ -216,24 +184,24 @@ fn csr_bytes() -> Vec<u8> {
 
 #[test]
 fn c01_empty_file() {
-    assert!(err_text(load(&[])).contains("magic"));
+    assert_err!(load(&[]), NotSpb, "magic");
 }
 #[test]
 fn c02_wrong_magic() {
     let mut b = csr_bytes();
     b[0] = b'X';
-    assert!(err_text(load(&b)).contains("not a sparsetool binary"));
+    assert_err!(load(&b), NotSpb, "not a sparsetool binary");
 }
 #[test]
 fn c03_text_mode_mangled_magic() {
     let mut b = csr_bytes();
     b[6] = b'\n';
-    assert!(err_text(load(&b)).contains("text-mode"));
+    assert_err!(load(&b), NotSpb, "text-mode");
 }
 #[test]
 fn c04_truncated_header() {
     let b = csr_bytes();
-    assert!(err_text(load(&b[..50])).contains("truncated header"));
+    assert_err!(load(&b[..50]), Truncated, "truncated header");
 }
 #[test]
 fn c05_header_bit_flip() {
@@ -248,35 +216,35 @@ fn c06_unknown_major_version() {
     let mut b = csr_bytes();
     b[8] = 2;
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("major version 2"));
+    assert_err!(load(&b), Header, "major version 2");
 }
 #[test]
 fn c07_bad_endian_marker() {
     let mut b = csr_bytes();
     b[12..16].copy_from_slice(&0x0102_0304u32.to_be_bytes());
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("endianness"));
+    assert_err!(load(&b), Header, "endianness");
 }
 #[test]
 fn c08_unknown_format_tag() {
     let mut b = csr_bytes();
     b[20] = 9;
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("unknown format tag 9"));
+    assert_err!(load(&b), Header, "unknown format tag 9");
 }
 #[test]
 fn c09_bad_value_dtype() {
     let mut b = csr_bytes();
     b[24] = 5; // int32 is not a value type
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("value dtype"));
+    assert_err!(load(&b), Header, "value dtype");
 }
 #[test]
 fn c10_absurd_section_count() {
     let mut b = csr_bytes();
     b[28..32].copy_from_slice(&100_000u32.to_le_bytes());
     reseal_header_only(&mut b);
-    assert!(err_text(load(&b)).contains("sections declared"));
+    assert_err!(load(&b), Header, "sections declared");
 }
 fn reseal_header_only(b: &mut [u8]) {
     let h = xxhash_rust::xxh3::xxh3_64(&b[..120]);
@@ -300,13 +268,13 @@ fn c11_truncated_at_every_section_boundary() {
 fn c12_data_appended() {
     let mut b = csr_bytes();
     b.extend_from_slice(b"junk");
-    assert!(err_text(load(&b)).contains("data appended"));
+    assert_err!(load(&b), Truncated, "data appended");
 }
 #[test]
 fn c13_table_bit_flip() {
     let mut b = csr_bytes();
     b[HEADER_SIZE + 25] ^= 1;
-    assert!(err_text(load(&b)).contains("table checksum"));
+    assert_err!(load(&b), Checksum, "table checksum");
 }
 #[test]
 fn c14_offset_past_end() {
@@ -314,7 +282,7 @@ fn c14_offset_past_end() {
     let e = entry(section_index(&b, "values"));
     put_u64(&mut b, e + 32, 1 << 20);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("past the end"));
+    assert_err!(load(&b), Truncated, "past the end");
 }
 #[test]
 fn c15_unaligned_offset() {
@@ -323,7 +291,7 @@ fn c15_unaligned_offset() {
     let off = u64_at(&b, e + 32);
     put_u64(&mut b, e + 32, off + 8);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("aligned"));
+    assert_err!(load(&b), Section, "aligned");
 }
 #[test]
 fn c16_byte_length_disagrees_with_count() {
@@ -331,7 +299,7 @@ fn c16_byte_length_disagrees_with_count() {
     let e = entry(section_index(&b, "col_idx"));
     put_u64(&mut b, e + 24, 9);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("bytes for 9"));
+    assert_err!(load(&b), Section, "bytes for 9");
 }
 #[test]
 fn c17_huge_declared_length() {
@@ -350,7 +318,7 @@ fn c18_overlapping_sections() {
     let e = entry(section_index(&b, "values"));
     put_u64(&mut b, e + 32, v as u64);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("overlap"));
+    assert_err!(load(&b), Section, "overlap");
 }
 #[test]
 fn c19_duplicate_section_name() {
@@ -358,7 +326,7 @@ fn c19_duplicate_section_name() {
     let e = entry(section_index(&b, "col_idx"));
     b[e..e + 16].copy_from_slice(b"row_ptr\0\0\0\0\0\0\0\0\0");
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("appears twice"));
+    assert_err!(load(&b), Section, "appears twice");
 }
 #[test]
 fn c20_data_bit_flip_caught_by_checksum() {
@@ -393,7 +361,7 @@ fn c22_non_monotone_pointer() {
     let o = section_data_offset(&b, "row_ptr");
     b[o + 8..o + 12].copy_from_slice(&1i32.to_le_bytes()); // [0,2,1,7,8]
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("decreases"));
+    assert_err!(load(&b), Invalid, "decreases");
 }
 #[test]
 fn c23_invalid_permutation() {
@@ -401,7 +369,7 @@ fn c23_invalid_permutation() {
     let o = section_data_offset(&b, "perm");
     b[o..o + 4].copy_from_slice(&0i32.to_le_bytes()); // perm [0,0,2,3]
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("permutation"));
+    assert_err!(load(&b), Invalid, "permutation");
 }
 #[test]
 fn c24_missing_section() {
@@ -409,14 +377,14 @@ fn c24_missing_section() {
     let e = entry(section_index(&b, "values"));
     b[e..e + 16].copy_from_slice(b"vals\0\0\0\0\0\0\0\0\0\0\0\0");
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("no `values` section"));
+    assert_err!(load(&b), Section, "no `values` section");
 }
 #[test]
 fn c25_header_nnz_disagrees() {
     let mut b = csr_bytes();
     put_u64(&mut b, 48, 7);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("nnz"));
+    assert_err!(load(&b), Mismatch, "nnz");
 }
 #[test]
 fn c26_bad_ell_padding() {
@@ -441,25 +409,83 @@ fn c28_hyb_tail_count_disagrees() {
     let mut b = bytes_of(MatrixRef::Hyb(&hyb_b()));
     put_u64(&mut b, 64, 5);
     reseal(&mut b);
-    assert!(err_text(load(&b)).contains("tail entries"));
+    assert_err!(load(&b), Mismatch, "tail entries");
 }
-#[test]
-fn every_single_bit_flip_is_an_error_never_a_panic() {
-    for bytes in [
-        csr_bytes(),
-        bytes_of(MatrixRef::Sell(&sell_c())),
-        bytes_of(MatrixRef::Hyb(&hyb_b())),
-    ] {
-        for i in 0..bytes.len() {
-            for bit in [0u8, 3, 7] {
-                let mut b = bytes.clone();
-                b[i] ^= 1 << bit;
-                // Flipping padding bytes between sections is harmless; everything
-                // else must be caught. Either way: no panic.
-                let _ = load(&b);
+/// The error (offset, words of the message) a single-bit flip at byte `i`
+/// of the valid file `b` must give, or `None` where the byte is alignment
+/// padding between sections, which no checksum covers.
+fn flip_error(b: &[u8], f: &SpbFile, i: usize) -> Option<(u64, String)> {
+    let table_end = HEADER_SIZE + f.sections().len() * ENTRY_SIZE;
+    let at = |o: usize, m: &str| Some((o as u64, m.to_string()));
+    match i {
+        0..6 => at(0, "magic `SPBMTX` missing"),
+        6..8 => at(6, "text-mode transfer"),
+        // The header checksum (bytes 120..128) covers bytes 0..120.
+        8..HEADER_SIZE => at(120, "header checksum mismatch"),
+        _ if i < table_end => at(HEADER_SIZE, "section table checksum mismatch"),
+        _ => {
+            let s = f
+                .sections()
+                .iter()
+                .find(|s| (s.offset..s.offset + s.byte_len).contains(&(i as u64)));
+            match s {
+                Some(s) => at(
+                    s.offset as usize,
+                    &format!("section `{}`: checksum mismatch", s.name),
+                ),
+                None => {
+                    assert_eq!(b[i], 0, "byte {i}: padding is written as zeros");
+                    None
+                }
             }
         }
     }
+}
+
+#[test]
+fn every_single_bit_flip_is_caught_or_harmless_padding() {
+    let files = every_format();
+    let (mut caught, mut padding) = (0usize, 0usize);
+    for (bytes, want) in &files {
+        let f = open(bytes).unwrap();
+        for i in 0..bytes.len() {
+            let expect = flip_error(bytes, &f, i);
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                let got = load(&b);
+                match (&expect, got) {
+                    (Some((offset, words)), Err(e)) => {
+                        assert_eq!(e.offset(), Some(*offset), "byte {i} bit {bit}: {e}");
+                        assert!(
+                            e.kind().to_string().contains(words),
+                            "byte {i} bit {bit}: {e}"
+                        );
+                        let want_kind = if *offset < 8 {
+                            matches!(e.kind(), SpbErrorKind::NotSpb(_))
+                        } else {
+                            matches!(e.kind(), SpbErrorKind::Checksum(_))
+                        };
+                        assert!(want_kind, "byte {i} bit {bit}: kind {:?}", e.kind());
+                        caught += 1;
+                    }
+                    (Some(_), Ok(_)) => panic!("byte {i} bit {bit}: flip accepted"),
+                    (None, got) => {
+                        let m = got.unwrap_or_else(|e| panic!("padding byte {i} bit {bit}: {e}"));
+                        assert_eq!(&m, want, "padding byte {i} bit {bit}");
+                        padding += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Every byte of every file was flipped, and both kinds of byte occur.
+    let total: usize = files.iter().map(|(b, _)| b.len() * 8).sum();
+    assert_eq!(caught + padding, total);
+    assert!(
+        padding > 0 && caught > padding,
+        "{caught} caught, {padding} padding"
+    );
 }
 
 /// A CSR matrix spanning several checksum blocks, rows crossing block edges.

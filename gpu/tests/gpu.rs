@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use sparsetool_analyze::bench::{random_x, SplitMix64};
 use sparsetool_convert::HybWidth;
+use sparsetool_fixtures::seed;
 use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Scalar, Sell};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
@@ -101,36 +102,10 @@ fn by_lengths(
 
 fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
     let mut v = vec![
-        (
-            "seed-A".into(),
-            csr(
-                3,
-                3,
-                vec![0, 2, 3, 5],
-                vec![0, 2, 1, 0, 2],
-                vec![1., 2., 3., 4., 5.],
-            ),
-        ),
-        (
-            "seed-B".into(),
-            csr(
-                4,
-                4,
-                vec![0, 2, 5, 7, 8],
-                vec![0, 2, 0, 2, 3, 1, 2, 3],
-                vec![1., 7., 5., 3., 9., 2., 8., 6.],
-            ),
-        ),
-        (
-            "seed-C".into(),
-            csr(
-                4,
-                5,
-                vec![0, 3, 5, 6, 9],
-                vec![0, 2, 4, 1, 3, 0, 1, 2, 4],
-                vec![1., 2., 3., 4., 5., 6., 7., 8., 9.],
-            ),
-        ),
+        // The worked examples in fixtures/src/seed.rs.
+        ("seed-A".into(), seed::A.csr().unwrap()),
+        ("seed-B".into(), seed::B.csr().unwrap()),
+        ("seed-C".into(), seed::C.csr().unwrap()),
         ("empty-0x0".into(), Csr::empty(0, 0)),
         ("empty-5x7".into(), Csr::empty(5, 7)),
         ("empty-1x0".into(), Csr::empty(1, 0)),
@@ -575,13 +550,7 @@ fn cpu_twins_of_every_kernel() {
 #[test]
 fn default_kernels_and_errors() {
     let Some(ctx) = ctx() else { return };
-    let a = csr(
-        3,
-        3,
-        vec![0, 2, 3, 5],
-        vec![0, 2, 1, 0, 2],
-        vec![1., 2., 3., 4., 5.],
-    );
+    let a: Csr<f64, i32> = seed::A.csr().unwrap();
     let y = spmv_gpu(&ctx, &MatrixRef::Csr(&a), &[1.0, 1.0, 1.0]).expect("spmv");
     assert_eq!(y, vec![3.0, 3.0, 9.0]);
     assert!(matches!(

@@ -6,13 +6,17 @@ use std::io::{Cursor, Write};
 use super::*;
 use crate::Complex64;
 
+/// Seed example B of the worked examples in fixtures/src/seed.rs. (This
+/// unit-test build of the crate is not the one fixtures links, so the matrix
+/// is built here from fixtures' plain arrays.)
 fn csr_b() -> Csr<f64, i32> {
+    let b = &sparsetool_fixtures::seed::B;
     Csr::try_from_parts(
-        4,
-        4,
-        vec![0, 2, 5, 7, 8],
-        vec![0, 2, 0, 2, 3, 1, 2, 3],
-        vec![1.0, 7.0, 5.0, 3.0, 9.0, 2.0, 8.0, 6.0],
+        b.nrows,
+        b.ncols,
+        sparsetool_fixtures::seed::idx(b.csr_row_ptr),
+        sparsetool_fixtures::seed::idx(b.csr_col),
+        b.csr_val.to_vec(),
     )
     .unwrap()
 }
@@ -49,7 +53,7 @@ fn csr_roundtrip_all_types() {
     // Widening indices and converting values on read.
     match read_npz_bytes::<f32, i64>(bytes.clone(), "b.npz").unwrap() {
         AnyMatrix::Csr(b) => {
-            assert_eq!(b.row_ptr(), &[0i64, 2, 5, 7, 8]);
+            assert_eq!(b.row_ptr(), sparsetool_fixtures::seed::B.csr_row_ptr);
             assert_eq!(b.values()[4], 9.0f32);
         }
         other => panic!("{other:?}"),
