@@ -410,12 +410,17 @@ fn write_failure_midway_is_an_error_and_leaves_nothing() {
     }
 }
 
-/// SIGINT while `convert -` is certainly running: its standard input is a
-/// pipe the test keeps open, so it is still reading when the signal comes.
-/// (Only SIGINT: `ctrlc` is built without its `termination` feature, so the
-/// handler does not see SIGTERM.)
+/// SIGINT, SIGTERM or SIGHUP while `convert -` is certainly running: its
+/// standard input is a pipe the test keeps open, so it is still reading when
+/// the signal comes.
 #[test]
-fn sigint_while_converting_exits_130_and_leaves_no_files() {
+fn signals_while_converting_exit_130_and_leave_no_files() {
+    for signal in ["INT", "TERM", "HUP"] {
+        interrupted_convert_leaves_nothing(signal);
+    }
+}
+
+fn interrupted_convert_leaves_nothing(signal: &str) {
     use std::io::Write;
     use std::process::Stdio;
     let outdir = tmp();
@@ -440,18 +445,20 @@ fn sigint_while_converting_exits_130_and_leaves_no_files() {
         .write_all(text.as_bytes())
         .expect("the process reads its input");
     let pid = child.id().to_string();
-    let killed = Command::new("kill").args(["-INT", &pid]).status();
+    let killed = Command::new("kill")
+        .args([format!("-{signal}").as_str(), &pid])
+        .status();
     assert!(killed.expect("kill runs").success());
     let o = child.wait_with_output().expect("wait");
     drop(input);
-    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", stderr(&o));
     assert!(
         stderr(&o).contains("interrupted: no output written"),
         "{}",
         stderr(&o)
     );
     let left = entries(outdir.path());
-    assert!(left.is_empty(), "interrupted run left {left:?}");
+    assert!(left.is_empty(), "SIG{signal}: interrupted run left {left:?}");
 }
 
 #[test]
