@@ -18,6 +18,11 @@
 //!   are decompressed by one thread while the caller's thread counts the
 //!   lines of the previous block.
 //!
+//! Measured (3 M entries, 2 shared cores; ignored test `streaming_speed`):
+//! about the time of the full reader's parse (1.00x) for a plain file and
+//! 0.97x for the same file gzipped (the scan parses and checks the values
+//! too, as the reader does).
+//!
 //! Not handled (the caller reads the whole matrix instead, see
 //! [`AnalyzeError::needs_full_read`]): `array` files (dense, read
 //! whole), stdin by path (it cannot be read twice; see

@@ -10,6 +10,14 @@
 //! [`read_header_path`] reads only the head of a file (milliseconds on a
 //! multi-GB file, also for `.gz`).
 //!
+//! [`StructureScan`] (or [`scan_structure`]) visits the 0-based
+//! `(row, col)` of every entry (expanded like the reader expands) without
+//! building the matrix: memory is the caller's fold state plus bounded
+//! buffers. It runs the reader's own chunking, line parsing and checks, so
+//! it accepts, rejects (same message and line) and warns alike; mapped
+//! files are scanned in parallel, gzip content and any [`Read`] (stdin)
+//! are streamed.
+//!
 //! What the reader accepts (strict mode):
 //! - `coordinate` and `array`; `real`/`double`, `integer`, `complex`,
 //!   `pattern`; `general`, `symmetric`, `skew-symmetric`, `hermitian`;

@@ -12,11 +12,12 @@
 //!   folded into its own state, and the states are merged in file order;
 //! - streams (gzip content, stdin, any [`Read`]) are read in blocks of
 //!   whole lines by a second thread while the caller's thread folds the
-//!   previous block into one state. Memory is two blocks (plus the
-//!   longest line).
+//!   previous block into one state. Memory is a few blocks of 1 MiB (plus
+//!   the longest line).
 //!
 //! Values are parsed and checked (number syntax, range, finiteness, token
-//! count) as the full reader checks them (as `f64`), then dropped.
+//! count) as the full reader checks them for `f64`, then dropped (a read
+//! into an `f32` type also rejects values beyond the `f32` range).
 
 use std::io::{Cursor, Read};
 use std::path::Path;
@@ -59,12 +60,15 @@ enum Data<'a> {
 /// [`ReadOptions::expand_symmetry`]: an off-diagonal `(i, j)` also gives
 /// `(j, i)`, a diagonal entry comes once) without building a matrix.
 ///
+/// The entries of an `array` file are its nonzero values (as the reader
+/// keeps them; values are compared with zero as `f64`).
+///
 /// The checks, error messages (file name and 1-based line) and lenient
-/// warnings are the full reader's. What the scan cannot do without the
-/// values or without holding every entry is refused with
-/// [`MmErrorKind::ScanUnsupported`]: `array` files (their entries are the
-/// nonzero values), and in lenient mode 0-based files and symmetric files
-/// storing both triangles. Read those with [`super::read_path`].
+/// warnings are the full reader's. The lenient recoveries the scan cannot
+/// make without holding every entry are refused with
+/// [`MmErrorKind::ScanUnsupported`]: 0-based files (every index is shifted
+/// once the whole file is seen) and symmetric files storing both
+/// triangles (mirrors are matched). Read those with [`super::read_path`].
 ///
 /// ```
 /// use sparsetool_formats::mm::{ReadOptions, StructureScan};
