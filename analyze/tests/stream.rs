@@ -189,15 +189,33 @@ fn errors_name_file_and_line() {
             Some(7),
             |k| matches!(k, MmErrorKind::TooManyEntries { .. }),
         ),
-        ("few.mtx", format!("{head}1 1 1\n2 2 1\n"), None, |k| {
+        // Too few entries, as the reader words it: the size line declares
+        // more entries than the remaining bytes can hold...
+        ("few.mtx", format!("{head}1 1 1\n2 2 1\n"), Some(3), |k| {
             matches!(
                 k,
-                MmErrorKind::TooFewEntries {
+                MmErrorKind::DeclaredTooLarge {
                     declared: 3,
-                    found: 2
+                    max: 2,
+                    ..
                 }
             )
         }),
+        // ... or the data ends early (after line 7).
+        (
+            "few-long.mtx",
+            format!("{head}1 1 1\n% a long comment line\n2 2 1\n"),
+            Some(7),
+            |k| {
+                matches!(
+                    k,
+                    MmErrorKind::TooFewEntries {
+                        declared: 3,
+                        found: 2
+                    }
+                )
+            },
+        ),
         (
             "zerobased.mtx",
             format!("{head}0 0 1\n1 1 1\n2 2 1\n"),

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::chunk::{parse_with, run, zeroed, Plan};
 use super::error::{LineError, MmErrorKind};
 use super::header::{Header, MmField, MmFormat, MmSymmetry};
-use super::parse::{array_chunk, coord_chunk, is_f32, Cfg};
+use super::parse::{array_chunk, coord_chunk, is_f32, Cfg, Stats};
 use super::{ReadOptions, Warning};
 use crate::{Coo, Index, Scalar};
 
@@ -30,14 +30,7 @@ pub(crate) fn read_data<T: Scalar, I: Index>(
             ));
         }
     }
-    let cfg = Cfg {
-        nrows: h.nrows,
-        ncols: h.ncols,
-        field: h.field,
-        symmetry: h.symmetry,
-        lenient: opts.lenient,
-        f32: is_f32::<T>(),
-    };
+    let cfg = Cfg::new(h, opts.lenient, is_f32::<T>());
     match h.format {
         MmFormat::Coordinate => read_coordinate(b, h, &cfg, opts, warnings),
         MmFormat::Array => read_array(b, h, &cfg, opts, warnings),
@@ -71,65 +64,20 @@ fn read_coordinate<T: Scalar, I: Index>(
             let (mut r, mut c, mut v) = (zeroed::<I>(n), zeroed::<I>(n), zeroed::<T>(n));
             let (st, full) = run(
                 b,
-                &p.ch,
-                &p.line0,
-                &p.counts,
+                p,
                 (&mut r[..], &mut c[..], &mut v[..]),
                 |chunk, l0, out| coord_chunk(chunk, l0, cfg, out),
             )?;
             Ok((st, full, (r, c, v)))
         })?;
 
-    // Index 0: invalid, or a 0-based file.
-    if let Some((line, which)) = st.zero {
-        if st.at_dim {
-            return Err((Some(line), MmErrorKind::ZeroIndex { which }));
-        }
-        if !opts.lenient {
-            return Err((Some(line), MmErrorKind::ZeroBased));
-        }
-        warnings.push(Warning {
-            line: Some(line),
-            message: "indices read as 0-based (an index 0 appears and none equals the size)".into(),
-        });
+    let fix = coordinate_checks(&st, h, opts.lenient, warnings)?;
+    if fix.shift {
         let shift = |x: &mut I| *x = I::from_usize_unchecked((x.to_i64() + 1) as usize);
         rows.par_iter_mut().for_each(shift);
         cols.par_iter_mut().for_each(shift);
     }
-    if let Some(line) = st.extra {
-        let what = if h.field == MmField::Pattern {
-            "values in a pattern file ignored"
-        } else {
-            "extra tokens after the values ignored"
-        };
-        warnings.push(Warning {
-            line: Some(line),
-            message: format!("{what} (first here)"),
-        });
-    }
-    if let Some(line) = st.nonfinite {
-        warnings.push(Warning {
-            line: Some(line),
-            message: "NaN or infinite values accepted (first here)".into(),
-        });
-    }
-    if let Some(line) = st.non_integer {
-        warnings.push(Warning {
-            line: Some(line),
-            message: "non-integer values in an integer file read as real (first here)".into(),
-        });
-    }
-    if let Some((line, i, j)) = st.upper {
-        if !opts.lenient {
-            return Err((
-                Some(line),
-                MmErrorKind::NotLowerTriangle {
-                    row: i,
-                    col: j,
-                    symmetry: h.symmetry.keyword(),
-                },
-            ));
-        }
+    if let Some(line) = fix.dedup_from {
         dedup_mirrors(
             &mut rows, &mut cols, &mut vals, h.symmetry, st.n_upper, line, warnings,
         );
@@ -153,6 +101,98 @@ fn read_coordinate<T: Scalar, I: Index>(
     // - `nrows`, `ncols` and `nnz` (also after expansion) were checked to
     //   fit `I`, and the three arrays have the same length.
     Ok(unsafe { Coo::from_parts_unchecked(h.nrows, h.ncols, rows, cols, vals) })
+}
+
+/// What the entries of a coordinate file still need after
+/// [`coordinate_checks`] (lenient mode only).
+#[derive(Debug, Default)]
+pub(super) struct Fixups {
+    /// The indices are 0-based: shift every index by one (index 0 was
+    /// stored as -1).
+    pub(super) shift: bool,
+    /// The symmetric file stores entries above the diagonal, the first on
+    /// this line: drop those whose mirror is stored too.
+    pub(super) dedup_from: Option<u64>,
+}
+
+/// The checks on the entries of a coordinate file as a whole, from the
+/// stats of its lines: the 0-based rule and the triangle rule (errors, or
+/// fixups in lenient mode), and the warnings of lenient recoveries.
+pub(super) fn coordinate_checks(
+    st: &Stats,
+    h: &Header,
+    lenient: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<Fixups, LineError> {
+    let mut fix = Fixups::default();
+    // Index 0: invalid, or a 0-based file.
+    if let Some((line, which)) = st.zero {
+        if st.at_dim {
+            return Err((Some(line), MmErrorKind::ZeroIndex { which }));
+        }
+        if !lenient {
+            return Err((Some(line), MmErrorKind::ZeroBased));
+        }
+        warnings.push(Warning {
+            line: Some(line),
+            message: "indices read as 0-based (an index 0 appears and none equals the size)".into(),
+        });
+        fix.shift = true;
+    }
+    if let Some(line) = st.extra {
+        let what = if h.field == MmField::Pattern {
+            "values in a pattern file ignored"
+        } else {
+            "extra tokens after the values ignored"
+        };
+        warnings.push(Warning {
+            line: Some(line),
+            message: format!("{what} (first here)"),
+        });
+    }
+    value_warnings(st, warnings);
+    if let Some((line, i, j)) = st.upper {
+        if !lenient {
+            return Err((
+                Some(line),
+                MmErrorKind::NotLowerTriangle {
+                    row: i,
+                    col: j,
+                    symmetry: h.symmetry.keyword(),
+                },
+            ));
+        }
+        fix.dedup_from = Some(line);
+    }
+    Ok(fix)
+}
+
+/// The warnings of lenient recoveries in an array file.
+pub(super) fn array_checks(st: &Stats, warnings: &mut Vec<Warning>) {
+    if let Some(line) = st.extra {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "extra tokens after the values ignored (first here)".into(),
+        });
+    }
+    value_warnings(st, warnings);
+}
+
+/// The warnings of lenient value recoveries (NaN and infinities,
+/// non-integers in an integer file).
+fn value_warnings(st: &Stats, warnings: &mut Vec<Warning>) {
+    if let Some(line) = st.nonfinite {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "NaN or infinite values accepted (first here)".into(),
+        });
+    }
+    if let Some(line) = st.non_integer {
+        warnings.push(Warning {
+            line: Some(line),
+            message: "non-integer values in an integer file read as real (first here)".into(),
+        });
+    }
 }
 
 /// The mirror of a stored value.
@@ -291,34 +331,12 @@ fn read_array<T: Scalar, I: Index>(
     let (st, dense) = parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
         let n: usize = p.counts.iter().sum();
         let mut v = zeroed::<T>(n);
-        let (st, full) = run(
-            b,
-            &p.ch,
-            &p.line0,
-            &p.counts,
-            &mut v[..],
-            |chunk, l0, out| array_chunk(chunk, l0, cfg, out),
-        )?;
+        let (st, full) = run(b, p, &mut v[..], |chunk, l0, out| {
+            array_chunk(chunk, l0, cfg, out)
+        })?;
         Ok((st, full, v))
     })?;
-    if let Some(line) = st.extra {
-        warnings.push(Warning {
-            line: Some(line),
-            message: "extra tokens after the values ignored (first here)".into(),
-        });
-    }
-    if let Some(line) = st.nonfinite {
-        warnings.push(Warning {
-            line: Some(line),
-            message: "NaN or infinite values accepted (first here)".into(),
-        });
-    }
-    if let Some(line) = st.non_integer {
-        warnings.push(Warning {
-            line: Some(line),
-            message: "non-integer values in an integer file read as real (first here)".into(),
-        });
-    }
+    array_checks(&st, warnings);
     let (m, n) = (h.nrows, h.ncols);
     if dense.is_empty() {
         // No values (e.g. `0 N`): N is bounded only by the index type, so

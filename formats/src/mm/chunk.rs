@@ -45,13 +45,32 @@ fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
 }
 
 /// Lines in a chunk (a last line without newline counts).
-fn line_count(c: &[u8]) -> usize {
+pub(super) fn line_count(c: &[u8]) -> usize {
     let n = bytecount::count(c, b'\n');
     n + usize::from(c.last().is_some_and(|&x| x != b'\n'))
 }
 
+/// Skips `n` data lines of `c` (whose first line is number `line`) and
+/// the blank and comment lines after them: the position and number of the
+/// next data line (or of the end).
+pub(super) fn skip_data_lines(c: &[u8], mut line: u64, n: usize) -> (usize, u64) {
+    let mut p = 0;
+    let mut seen = 0;
+    while p < c.len() {
+        if data_start(c, p).is_some() {
+            if seen == n {
+                break;
+            }
+            seen += 1;
+        }
+        p = next_line(c, p);
+        line += 1;
+    }
+    (p, line)
+}
+
 /// Data lines in a chunk.
-fn data_line_count(c: &[u8]) -> usize {
+pub(super) fn data_line_count(c: &[u8]) -> usize {
     let mut p = 0;
     let mut n = 0;
     while p < c.len() {
@@ -84,18 +103,33 @@ impl<A: Send, B: Send, C: Send> SplitOut for (&mut [A], &mut [B], &mut [C]) {
 /// Runs `f` on every chunk with its slice of the output (sizes `counts`).
 /// Returns the merged stats and whether every chunk filled its slice; the
 /// first error in file order wins.
-pub(super) fn run<O, F>(
-    b: &[u8],
-    ch: &[(usize, usize)],
-    line0: &[u64],
-    counts: &[usize],
-    out: O,
-    f: F,
-) -> Result<(Stats, bool), LineError>
+pub(super) fn run<O, F>(b: &[u8], plan: &Plan, out: O, f: F) -> Result<(Stats, bool), LineError>
 where
     O: SplitOut,
     F: Fn(&[u8], u64, O) -> Result<Stats, LineError> + Sync,
 {
+    let tasks = plan.ch.len();
+    let (st, full, _) = run_tasks(b, plan, out, tasks, || (), |c, l, o, _| f(c, l, o))?;
+    Ok((st, full))
+}
+
+/// Like [`run`], in at most `tasks` parallel tasks, each running a stretch
+/// of consecutive chunks in order with its own state from `init`. Returns
+/// the states too, in file order.
+pub(super) fn run_tasks<O, S, F>(
+    b: &[u8],
+    plan: &Plan,
+    out: O,
+    tasks: usize,
+    init: impl Fn() -> S + Sync,
+    f: F,
+) -> Result<(Stats, bool, Vec<S>), LineError>
+where
+    O: SplitOut,
+    S: Send,
+    F: Fn(&[u8], u64, O, &mut S) -> Result<Stats, LineError> + Sync,
+{
+    let Plan { ch, line0, counts } = plan;
     let mut parts = Vec::with_capacity(ch.len());
     let mut rest = out;
     for (k, &n) in counts.iter().enumerate() {
@@ -103,21 +137,53 @@ where
         parts.push((k, a));
         rest = r;
     }
-    let results: Vec<Result<Stats, LineError>> = parts
+    let per_task = ch.len().div_ceil(tasks.max(1)).max(1);
+    let mut groups = Vec::with_capacity(tasks);
+    let mut parts = parts.into_iter();
+    loop {
+        let g: Vec<(usize, O)> = parts.by_ref().take(per_task).collect();
+        if g.is_empty() {
+            break;
+        }
+        groups.push(g);
+    }
+    let results: Vec<(Vec<Result<Stats, LineError>>, S)> = groups
         .into_par_iter()
-        .map(|(k, o)| {
-            let (s, e) = ch[k];
-            f(&b[s..e], line0[k], o)
+        .map(|g| {
+            let mut state = init();
+            let mut rs = Vec::with_capacity(g.len());
+            for (k, o) in g {
+                let (s, e) = ch[k];
+                let r = f(&b[s..e], line0[k], o, &mut state);
+                let stop = r.is_err();
+                rs.push(r);
+                if stop {
+                    // The later chunks of this stretch do not matter.
+                    break;
+                }
+            }
+            (rs, state)
         })
         .collect();
     let mut total = Stats::default();
     let mut full = true;
-    for (k, r) in results.into_iter().enumerate() {
-        let s = r?;
-        full &= s.written == counts[k];
-        total.merge(s);
+    let mut states = Vec::with_capacity(results.len());
+    let mut k = 0;
+    for (rs, state) in results {
+        for r in rs {
+            let s = r?;
+            full &= s.written == counts[k];
+            total.merge(s);
+            k += 1;
+        }
+        states.push(state);
     }
-    Ok((total, full))
+    Ok((total, full, states))
+}
+
+/// The most chunks a data region of `len` bytes is cut into.
+pub(super) fn max_chunks(len: usize) -> usize {
+    len / CHUNK + 1
 }
 
 /// Minimum bytes per entry line (without the last newline).
@@ -128,6 +194,66 @@ fn min_line_bytes(h: &Header) -> usize {
         0
     };
     idx + 2 * h.values_per_line()
+}
+
+/// Refuses a declared entry count that `len` bytes of data cannot hold
+/// (each entry needs a few bytes), before allocating or counting further.
+pub(super) fn declared_fits(h: &Header, len: usize) -> Result<(), LineError> {
+    let min = min_line_bytes(h).max(1);
+    let max = (len + 1) / min;
+    if h.entries > max {
+        return Err((
+            Some(h.data_line.saturating_sub(1)),
+            MmErrorKind::DeclaredTooLarge {
+                what: "entries",
+                declared: h.entries as u128,
+                available: len,
+                max,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The data ends (before line `line`) after `found` of the declared
+/// entries.
+pub(super) fn too_few(h: &Header, line: u64, found: usize) -> LineError {
+    (
+        Some(line),
+        MmErrorKind::TooFewEntries {
+            declared: h.entries,
+            found,
+        },
+    )
+}
+
+/// A data line (`text`, line `line`) after the declared entries: an error,
+/// or in lenient mode a warning (reading stops before it).
+pub(super) fn beyond_declared(
+    h: &Header,
+    lenient: bool,
+    line: u64,
+    text: &[u8],
+    warnings: &mut Vec<Warning>,
+) -> Result<(), LineError> {
+    let found = snippet(text);
+    if !lenient {
+        return Err((
+            Some(line),
+            MmErrorKind::TooManyEntries {
+                declared: h.entries,
+                found,
+            },
+        ));
+    }
+    warnings.push(Warning {
+        line: Some(line),
+        message: format!(
+            "ignored everything from this line on (`{found}`): the {} declared entries end before it",
+            h.entries
+        ),
+    });
+    Ok(())
 }
 
 /// Where the data of a file is and how it is laid out in chunks.
@@ -159,13 +285,7 @@ fn exact_plan(
         l += n as u64;
     }
     if total < h.entries {
-        return Err((
-            Some(l),
-            MmErrorKind::TooFewEntries {
-                declared: h.entries,
-                found: total,
-            },
-        ));
+        return Err(too_few(h, l, total));
     }
     let mut ch = ch;
     let mut counts = data;
@@ -179,34 +299,8 @@ fn exact_plan(
         }
         let (s, e) = ch[k];
         let c = &b[s..e];
-        let (mut p, mut line, mut seen) = (0, line0[k], before);
-        while p < c.len() {
-            if data_start(c, p).is_some() {
-                if seen == h.entries {
-                    break;
-                }
-                seen += 1;
-            }
-            p = next_line(c, p);
-            line += 1;
-        }
-        let found = snippet(&c[p..next_line(c, p)]);
-        if !lenient {
-            return Err((
-                Some(line),
-                MmErrorKind::TooManyEntries {
-                    declared: h.entries,
-                    found,
-                },
-            ));
-        }
-        warnings.push(Warning {
-            line: Some(line),
-            message: format!(
-                "ignored everything from this line on (`{found}`): the {} declared entries end before it",
-                h.entries
-            ),
-        });
+        let (p, line) = skip_data_lines(c, line0[k], h.entries - before);
+        beyond_declared(h, lenient, line, &c[p..next_line(c, p)], warnings)?;
         ch.truncate(k + 1);
         ch[k].1 = s + p;
         counts.truncate(k + 1);
@@ -229,21 +323,7 @@ fn plan(
     let lines: Vec<usize> = ch.par_iter().map(|&(s, e)| line_count(&b[s..e])).collect();
     let total: usize = lines.iter().sum();
     if total < h.entries {
-        // Refuse before allocating or counting further: each entry needs a
-        // few bytes, and the declared count does not fit the file.
-        let min = min_line_bytes(h).max(1);
-        let max = (b.len() + 1) / min;
-        if h.entries > max {
-            return Err((
-                Some(h.data_line.saturating_sub(1)),
-                MmErrorKind::DeclaredTooLarge {
-                    what: "entries",
-                    declared: h.entries as u128,
-                    available: b.len(),
-                    max,
-                },
-            ));
-        }
+        declared_fits(h, b.len())?;
     }
     if total == h.entries {
         let mut line0 = Vec::with_capacity(ch.len());
@@ -278,6 +358,11 @@ pub(super) fn parse_with<R>(
     if full || exact {
         return Ok((st, r));
     }
+    // The optimistic plan had one entry per line and a chunk met a blank
+    // or comment line: the file holds fewer data lines than declared
+    // entries, so the exact plan below fails (`TooFewEntries`) and
+    // `attempt` never runs twice on a file that reads (the structure scan
+    // relies on this: its visits are not undone).
     drop(r);
     let lines: Vec<usize> =
         p.ch.par_iter()

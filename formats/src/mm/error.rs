@@ -228,6 +228,15 @@ pub enum MmErrorKind {
     /// every index is checked while parsing).
     #[error("invalid matrix: {0}")]
     Format(#[from] crate::FormatError),
+    /// The structure scan ([`super::StructureScan`]) cannot give the
+    /// entries of this file without its values, or without holding all
+    /// its entries: read the whole matrix instead (e.g. with
+    /// [`super::read_path`]).
+    #[error("the structure scan cannot handle {reason}; read the whole matrix instead")]
+    ScanUnsupported {
+        /// What the scan cannot handle.
+        reason: &'static str,
+    },
     /// A value cannot be written in the requested field (e.g. `1.5` as
     /// integer).
     #[error("cannot write {detail}")]

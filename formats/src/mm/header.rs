@@ -251,49 +251,21 @@ struct Line {
     next: usize,
 }
 
-/// Walks lines; `None` at the end, `Err(())` when a line is cut off by the
-/// end of an incomplete buffer.
-struct Lines<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    no: u64,
-    complete: bool,
+/// Why the head parse stopped before the header was complete.
+enum Stop {
+    /// The buffer ends before the header does; read more.
+    NeedMore,
+    /// The header is invalid.
+    Bad(LineError),
 }
 
-impl Lines<'_> {
-    fn next_line(&mut self) -> Result<Option<Line>, Incomplete> {
-        if self.pos >= self.bytes.len() {
-            return if self.complete {
-                Ok(None)
-            } else {
-                Err(Incomplete)
-            };
-        }
-        let start = self.pos;
-        let (end, next) = match memchr::memchr(b'\n', &self.bytes[start..]) {
-            Some(k) => (start + k, start + k + 1),
-            None if self.complete => (self.bytes.len(), self.bytes.len()),
-            None => return Err(Incomplete),
-        };
-        let end = if end > start && self.bytes[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        self.no += 1;
-        self.pos = next;
-        Ok(Some(Line {
-            no: self.no,
-            start,
-            end,
-            next,
-        }))
-    }
-}
+/// The result of one step of the head parse.
+type Step<T> = Result<T, Stop>;
 
-/// The head of the buffer ends before the header does; read more.
-#[derive(Debug)]
-pub(crate) struct Incomplete;
+/// Stops the head parse with an error.
+fn bad<T>(line: Option<u64>, kind: MmErrorKind) -> Step<T> {
+    Err(Stop::Bad((line, kind)))
+}
 
 /// Outcome of [`parse_head`].
 pub(crate) enum Head {
@@ -360,301 +332,322 @@ pub(crate) fn sniff(bytes: &[u8]) -> Result<(), MmErrorKind> {
 /// # Errors
 /// Every header problem, with its line number.
 pub(crate) fn parse_head(bytes: &[u8], complete: bool, lenient: bool) -> Result<Head, LineError> {
-    match parse_head_inner(bytes, complete, lenient) {
-        Ok(r) => r,
-        Err(Incomplete) => Ok(Head::Incomplete),
-    }
-}
-
-type HeadResult = Result<Result<Head, LineError>, Incomplete>;
-
-fn parse_head_inner(bytes: &[u8], complete: bool, lenient: bool) -> HeadResult {
     if let Err(k) = sniff(bytes) {
-        return Ok(Err((None, k)));
+        return Err((None, k));
     }
-    let mut lines = Lines {
+    let mut p = HeadParser {
         bytes,
         pos: 0,
         no: 0,
         complete,
+        lenient,
+        warnings: Vec::new(),
     };
-    let mut warnings = Vec::new();
-    let warn = |w: &mut Vec<Warning>, line: u64, m: String| {
-        w.push(Warning {
-            line: Some(line),
-            message: m,
-        });
-    };
+    match p.parse() {
+        Ok(h) => Ok(Head::Done(h, p.warnings)),
+        Err(Stop::NeedMore) => Ok(Head::Incomplete),
+        Err(Stop::Bad(e)) => Err(e),
+    }
+}
 
-    // The first line: the banner (blank lines before it only when lenient).
-    let first = loop {
-        let Some(l) = lines.next_line()? else {
-            return Ok(Err((None, MmErrorKind::Empty)));
+/// What the banner and size line declare, before the dimensions are
+/// checked.
+struct Declared {
+    format: MmFormat,
+    field: MmField,
+    symmetry: MmSymmetry,
+    /// The integers of the size line.
+    size: Vec<u64>,
+    /// Byte offset of the first data line.
+    data_start: usize,
+}
+
+/// What the first line of a file is.
+enum FirstLine {
+    /// The four words of a banner.
+    Banner([String; 4]),
+    /// No banner: the size line (three integers).
+    SizeLine(Vec<u64>),
+}
+
+/// The head parse: walks the lines of the buffer, one step per part of the
+/// header, collecting the warnings of lenient recoveries.
+struct HeadParser<'a> {
+    bytes: &'a [u8],
+    /// Start of the next line.
+    pos: usize,
+    /// Number of the last line returned.
+    no: u64,
+    /// Whether `bytes` is the whole file.
+    complete: bool,
+    lenient: bool,
+    warnings: Vec<Warning>,
+}
+
+impl<'a> HeadParser<'a> {
+    /// The next line; `None` at the end of a complete buffer.
+    fn next_line(&mut self) -> Step<Option<Line>> {
+        if self.pos >= self.bytes.len() {
+            return if self.complete {
+                Ok(None)
+            } else {
+                Err(Stop::NeedMore)
+            };
+        }
+        let start = self.pos;
+        let (end, next) = match memchr::memchr(b'\n', &self.bytes[start..]) {
+            Some(k) => (start + k, start + k + 1),
+            None if self.complete => (self.bytes.len(), self.bytes.len()),
+            None => return Err(Stop::NeedMore),
         };
-        let text = &bytes[l.start..l.end];
-        if trim(text).is_empty() {
-            if lenient {
-                warn(
-                    &mut warnings,
-                    l.no,
-                    "blank line before the banner ignored".into(),
-                );
+        let end = if end > start && self.bytes[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        self.no += 1;
+        self.pos = next;
+        Ok(Some(Line {
+            no: self.no,
+            start,
+            end,
+            next,
+        }))
+    }
+
+    fn text(&self, l: Line) -> &'a [u8] {
+        &self.bytes[l.start..l.end]
+    }
+
+    fn warn(&mut self, line: u64, message: String) {
+        self.warnings.push(Warning {
+            line: Some(line),
+            message,
+        });
+    }
+
+    /// The whole header.
+    fn parse(&mut self) -> Step<Header> {
+        let first = self.first_line()?;
+        let declared = match self.banner(first)? {
+            FirstLine::Banner(words) => self.size_after_banner(first, &words)?,
+            FirstLine::SizeLine(size) => self.guess_without_banner(first, size)?,
+        };
+        dimensions(declared, self.no)
+    }
+
+    /// The first line: the banner (blank lines before it only when
+    /// lenient).
+    fn first_line(&mut self) -> Step<Line> {
+        loop {
+            let Some(l) = self.next_line()? else {
+                return bad(None, MmErrorKind::Empty);
+            };
+            if !trim(self.text(l)).is_empty() {
+                return Ok(l);
+            }
+            if !self.lenient {
+                let found = "(a blank line)".into();
+                return bad(Some(l.no), MmErrorKind::InvalidBanner { found });
+            }
+            self.warn(l.no, "blank line before the banner ignored".into());
+        }
+    }
+
+    /// The four banner words of the first line (after a byte-order mark or
+    /// with a single `%` when lenient), or the size line of a file without
+    /// a banner (lenient).
+    fn banner(&mut self, first: Line) -> Step<FirstLine> {
+        let mut text = trim(self.text(first));
+        if let Some(rest) = text.strip_prefix(b"\xEF\xBB\xBF") {
+            if !self.lenient {
+                return bad(Some(first.no), MmErrorKind::ByteOrderMark);
+            }
+            let m = "UTF-8 byte-order mark before the banner ignored";
+            self.warn(first.no, m.into());
+            text = rest;
+        }
+        let found = snippet(text);
+        let invalid = || {
+            bad(
+                Some(first.no),
+                MmErrorKind::InvalidBanner {
+                    found: found.clone(),
+                },
+            )
+        };
+        let parsed = |s: &str| banner(s).ok().map(|(_, w)| w.map(str::to_string));
+        if text.starts_with(b"%%") {
+            return match std::str::from_utf8(text).ok().and_then(parsed) {
+                Some(words) => Ok(FirstLine::Banner(words)),
+                None => invalid(),
+            };
+        }
+        if text.len() >= 13 && text[1..13].eq_ignore_ascii_case(b"MatrixMarket") {
+            if !self.lenient {
+                let kind = MmErrorKind::SinglePercentBanner { found };
+                return bad(Some(first.no), kind);
+            }
+            let Some(words) = parsed(&format!("%{}", String::from_utf8_lossy(text))) else {
+                return invalid();
+            };
+            self.warn(first.no, "banner with a single `%` accepted".into());
+            return Ok(FirstLine::Banner(words));
+        }
+        if let Some(size) = size_numbers(text).filter(|v| v.len() == 3) {
+            if !self.lenient {
+                return bad(Some(first.no), MmErrorKind::MissingBanner { found });
+            }
+            return Ok(FirstLine::SizeLine(size));
+        }
+        invalid()
+    }
+
+    /// After a banner: comments, then the size line (or, lenient, a size
+    /// line commented out).
+    fn size_after_banner(&mut self, first: Line, words: &[String; 4]) -> Step<Declared> {
+        let w = [
+            words[0].as_str(),
+            words[1].as_str(),
+            words[2].as_str(),
+            words[3].as_str(),
+        ];
+        let (format, field, symmetry) =
+            typed_banner(w).map_err(|k| Stop::Bad((Some(first.no), k)))?;
+        let mut last_comment: Option<Line> = None;
+        let size_l = loop {
+            let Some(l) = self.next_line()? else {
+                let kind = MmErrorKind::SizeLine {
+                    expected: size_expected(format),
+                    found: "end of file".into(),
+                };
+                return bad(Some(self.no + 1), kind);
+            };
+            let t = self.text(l);
+            if !is_comment_or_blank(t) {
+                break l;
+            }
+            if !trim(t).is_empty() {
+                last_comment = Some(l);
+            }
+        };
+        let want = if format == MmFormat::Coordinate { 3 } else { 2 };
+        let t = self.text(size_l);
+        let numbers = size_numbers(t);
+        let declared = |size, data_start| Declared {
+            format,
+            field,
+            symmetry,
+            size,
+            data_start,
+        };
+        match numbers {
+            Some(v) if v.len() == want => return Ok(declared(v, size_l.next)),
+            Some(_) | None => {}
+        }
+        // A commented-out size line: `% M N NNZ` as the last comment.
+        let commented = last_comment.and_then(|c| {
+            let v = size_numbers(&trim(self.text(c))[1..])?;
+            (v.len() == want && format == MmFormat::Coordinate).then_some((c, v))
+        });
+        let Some((c, v)) = commented else {
+            let kind = MmErrorKind::SizeLine {
+                expected: size_expected(format),
+                found: snippet(t),
+            };
+            return bad(Some(size_l.no), kind);
+        };
+        let comment = snippet(self.text(c));
+        if !self.lenient {
+            let kind = MmErrorKind::CommentedSizeLine {
+                comment,
+                found: snippet(t),
+            };
+            return bad(Some(size_l.no), kind);
+        }
+        let m = format!(
+            "size line taken from the comment `{comment}`; line {} is read as the first entry",
+            size_l.no
+        );
+        self.warn(c.no, m);
+        self.no = size_l.no - 1;
+        Ok(declared(v, size_l.start))
+    }
+
+    /// No banner (lenient): the first line is the size line; the field is
+    /// guessed from the token count of the first entry.
+    fn guess_without_banner(&mut self, first: Line, size: Vec<u64>) -> Step<Declared> {
+        let mut field = MmField::Real;
+        while let Some(l) = self.next_line()? {
+            let t = self.text(l);
+            if is_comment_or_blank(t) {
                 continue;
             }
-            return Ok(Err((
-                Some(l.no),
-                MmErrorKind::InvalidBanner {
-                    found: "(a blank line)".into(),
-                },
-            )));
-        }
-        break l;
-    };
-    let mut text = trim(&bytes[first.start..first.end]);
-    if let Some(rest) = text.strip_prefix(b"\xEF\xBB\xBF") {
-        if !lenient {
-            return Ok(Err((Some(first.no), MmErrorKind::ByteOrderMark)));
-        }
-        warn(
-            &mut warnings,
-            first.no,
-            "UTF-8 byte-order mark before the banner ignored".into(),
-        );
-        text = rest;
-    }
-    let found = || snippet(text);
-    let keywords = if text.starts_with(b"%%") {
-        let Ok(s) = std::str::from_utf8(text) else {
-            return Ok(Err((
-                Some(first.no),
-                MmErrorKind::InvalidBanner { found: found() },
-            )));
-        };
-        match banner(s) {
-            Ok((_, words)) => Some(words.map(str::to_string)),
-            Err(_) => {
-                return Ok(Err((
-                    Some(first.no),
-                    MmErrorKind::InvalidBanner { found: found() },
-                )))
-            }
-        }
-    } else if text.len() >= 13 && text[1..13].eq_ignore_ascii_case(b"MatrixMarket") {
-        if !lenient {
-            return Ok(Err((
-                Some(first.no),
-                MmErrorKind::SinglePercentBanner { found: found() },
-            )));
-        }
-        let fixed = format!("%{}", String::from_utf8_lossy(text));
-        match banner(&fixed) {
-            Ok((_, words)) => {
-                warn(
-                    &mut warnings,
-                    first.no,
-                    "banner with a single `%` accepted".into(),
-                );
-                Some(words.map(str::to_string))
-            }
-            Err(_) => {
-                return Ok(Err((
-                    Some(first.no),
-                    MmErrorKind::InvalidBanner { found: found() },
-                )))
-            }
-        }
-    } else if size_numbers(text).is_some_and(|v| v.len() == 3) {
-        if !lenient {
-            return Ok(Err((
-                Some(first.no),
-                MmErrorKind::MissingBanner { found: found() },
-            )));
-        }
-        None
-    } else {
-        return Ok(Err((
-            Some(first.no),
-            MmErrorKind::InvalidBanner { found: found() },
-        )));
-    };
-
-    let (format, field, symmetry, size, data_start) = match keywords {
-        Some(words) => {
-            let w = [
-                words[0].as_str(),
-                words[1].as_str(),
-                words[2].as_str(),
-                words[3].as_str(),
-            ];
-            let (format, field, symmetry) = match typed_banner(w) {
-                Ok(t) => t,
-                Err(k) => return Ok(Err((Some(first.no), k))),
+            field = match tokens(t).count() {
+                2 => MmField::Pattern,
+                4 => MmField::Complex,
+                _ => MmField::Real,
             };
-            // Comments, then the size line.
-            let mut last_comment: Option<Line> = None;
-            let size_l = loop {
-                let Some(l) = lines.next_line()? else {
-                    return Ok(Err((
-                        Some(lines.no + 1),
-                        MmErrorKind::SizeLine {
-                            expected: size_expected(format),
-                            found: "end of file".into(),
-                        },
-                    )));
-                };
-                let t = &bytes[l.start..l.end];
-                if is_comment_or_blank(t) {
-                    if !trim(t).is_empty() {
-                        last_comment = Some(l);
-                    }
-                    continue;
-                }
-                break l;
-            };
-            let want = if format == MmFormat::Coordinate { 3 } else { 2 };
-            let t = &bytes[size_l.start..size_l.end];
-            match size_numbers(t) {
-                Some(v) if v.len() == want => (format, field, symmetry, v, size_l.next),
-                other => {
-                    // A commented-out size line: `% M N NNZ` as the last comment.
-                    let commented = last_comment.and_then(|c| {
-                        let ct = trim(&bytes[c.start..c.end]);
-                        let v = size_numbers(&ct[1..])?;
-                        (v.len() == want && format == MmFormat::Coordinate).then_some((c, v))
-                    });
-                    let wrong_count = other.is_none_or(|v| v.len() != want);
-                    match commented {
-                        Some((c, v)) if wrong_count => {
-                            if !lenient {
-                                return Ok(Err((
-                                    Some(size_l.no),
-                                    MmErrorKind::CommentedSizeLine {
-                                        comment: snippet(&bytes[c.start..c.end]),
-                                        found: snippet(t),
-                                    },
-                                )));
-                            }
-                            warn(
-                                &mut warnings,
-                                c.no,
-                                format!(
-                                    "size line taken from the comment `{}`; line {} is read as the first entry",
-                                    snippet(&bytes[c.start..c.end]),
-                                    size_l.no
-                                ),
-                            );
-                            lines.no = size_l.no - 1;
-                            (format, field, symmetry, v, size_l.start)
-                        }
-                        _ => {
-                            return Ok(Err((
-                                Some(size_l.no),
-                                MmErrorKind::SizeLine {
-                                    expected: size_expected(format),
-                                    found: snippet(t),
-                                },
-                            )))
-                        }
-                    }
-                }
-            }
+            break;
         }
-        None => {
-            // No banner: the first line is the size line; guess the field
-            // from the token count of the first entry.
-            let size = size_numbers(text).unwrap_or_default();
-            let mut guess = MmField::Real;
-            while let Some(l) = lines.next_line()? {
-                let t = &bytes[l.start..l.end];
-                if is_comment_or_blank(t) {
-                    continue;
-                }
-                guess = match tokens(t).count() {
-                    2 => MmField::Pattern,
-                    4 => MmField::Complex,
-                    _ => MmField::Real,
-                };
-                break;
-            }
-            lines.no = first.no;
-            warn(
-                &mut warnings,
-                first.no,
-                format!("no banner; guessed `%%MatrixMarket matrix coordinate {guess} general`"),
-            );
-            (
-                MmFormat::Coordinate,
-                guess,
-                MmSymmetry::General,
-                size,
-                first.next,
-            )
-        }
-    };
-
-    let size_no = lines.no;
-    let to_usize = |v: u64, what: &'static str| {
-        usize::try_from(v).map_err(|_| {
-            (
-                Some(size_no),
-                MmErrorKind::IndexOverflow {
-                    what,
-                    value: u128::from(v),
-                    index: "usize",
-                },
-            )
+        self.no = first.no;
+        let m = format!("no banner; guessed `%%MatrixMarket matrix coordinate {field} general`");
+        self.warn(first.no, m);
+        Ok(Declared {
+            format: MmFormat::Coordinate,
+            field,
+            symmetry: MmSymmetry::General,
+            size,
+            data_start: first.next,
         })
-    };
-    let nrows = match to_usize(size[0], "nrows") {
-        Ok(v) => v,
-        Err(e) => return Ok(Err(e)),
-    };
-    let ncols = match to_usize(size[1], "ncols") {
-        Ok(v) => v,
-        Err(e) => return Ok(Err(e)),
-    };
-    if symmetry != MmSymmetry::General && nrows != ncols {
-        return Ok(Err((
-            Some(size_no),
-            MmErrorKind::NonSquare {
-                symmetry: symmetry.keyword(),
-                nrows,
-                ncols,
-            },
-        )));
     }
-    let entries: u128 = match format {
-        MmFormat::Coordinate => u128::from(size[2]),
+}
+
+/// The header from what the size line (line `size_no`) declares: the
+/// dimensions as `usize`, square for symmetric kinds, and the entry count.
+fn dimensions(d: Declared, size_no: u64) -> Step<Header> {
+    let overflow = |what, value| {
+        let kind = MmErrorKind::IndexOverflow {
+            what,
+            value,
+            index: "usize",
+        };
+        Stop::Bad((Some(size_no), kind))
+    };
+    let to_usize =
+        |v: u64, what: &'static str| usize::try_from(v).map_err(|_| overflow(what, u128::from(v)));
+    let nrows = to_usize(d.size[0], "nrows")?;
+    let ncols = to_usize(d.size[1], "ncols")?;
+    if d.symmetry != MmSymmetry::General && nrows != ncols {
+        let kind = MmErrorKind::NonSquare {
+            symmetry: d.symmetry.keyword(),
+            nrows,
+            ncols,
+        };
+        return bad(Some(size_no), kind);
+    }
+    let entries: u128 = match d.format {
+        MmFormat::Coordinate => u128::from(d.size[2]),
         MmFormat::Array => {
             let (m, n) = (nrows as u128, ncols as u128);
-            match symmetry {
+            match d.symmetry {
                 MmSymmetry::General => m * n,
                 MmSymmetry::Symmetric | MmSymmetry::Hermitian => n * (n + 1) / 2,
                 MmSymmetry::SkewSymmetric => n * n.saturating_sub(1) / 2,
             }
         }
     };
-    let Ok(entries) = usize::try_from(entries) else {
-        return Ok(Err((
-            Some(size_no),
-            MmErrorKind::IndexOverflow {
-                what: "entries",
-                value: entries,
-                index: "usize",
-            },
-        )));
-    };
-    let header = Header {
-        format,
-        field,
-        symmetry,
+    let entries = usize::try_from(entries).map_err(|_| overflow("entries", entries))?;
+    Ok(Header {
+        format: d.format,
+        field: d.field,
+        symmetry: d.symmetry,
         nrows,
         ncols,
         entries,
-        data_offset: data_start,
+        data_offset: d.data_start,
         data_line: size_no + 1,
-    };
-    Ok(Ok(Head::Done(header, warnings)))
+    })
 }
 
 fn size_expected(format: MmFormat) -> &'static str {

@@ -10,6 +10,14 @@
 //! [`read_header_path`] reads only the head of a file (milliseconds on a
 //! multi-GB file, also for `.gz`).
 //!
+//! [`StructureScan`] (or [`scan_structure`]) visits the 0-based
+//! `(row, col)` of every entry (expanded like the reader expands) without
+//! building the matrix: memory is the caller's fold state plus bounded
+//! buffers. It runs the reader's own chunking, line parsing and checks, so
+//! it accepts, rejects (same message and line) and warns alike; mapped
+//! files are scanned in parallel, gzip content and any [`Read`] (stdin)
+//! are streamed.
+//!
 //! What the reader accepts (strict mode):
 //! - `coordinate` and `array`; `real`/`double`, `integer`, `complex`,
 //!   `pattern`; `general`, `symmetric`, `skew-symmetric`, `hermitian`;
@@ -80,15 +88,17 @@ mod chunk;
 mod error;
 mod header;
 mod parse;
+mod scan;
 mod write;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
 pub use error::{MmError, MmErrorKind};
 pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
+pub use scan::{scan_structure, StructureScan};
 pub use write::{default_field, write_coo, write_csr, write_matrix, WriteOptions};
 
 use crate::{Coo, Index, Scalar};
@@ -161,20 +171,70 @@ fn display_name(path: &Path) -> String {
     }
 }
 
-/// Opens a path (`-` is stdin) as a reader, decompressing gzip content.
-/// Returns whether it was gzip.
-fn open_source(path: &Path, name: &str) -> Result<(Box<dyn Read>, bool), MmError> {
-    let raw: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(File::open(path).map_err(|e| io_err(name, e))?)
-    };
-    let mut r = BufReader::with_capacity(64 * 1024, raw);
-    let head = r.fill_buf().map_err(|e| io_err(name, e))?;
-    if head.starts_with(&GZIP_MAGIC) {
-        Ok((Box::new(flate2::bufread::MultiGzDecoder::new(r)), true))
+/// An input opened for reading.
+enum Input {
+    /// A regular file, memory-mapped (not gzip).
+    Mapped(memmap2::Mmap),
+    /// A stream (stdin, a gzip file decompressed on the fly, a file that
+    /// cannot be mapped); `gz` says whether it is decompressed.
+    Stream {
+        reader: Box<dyn Read + Send>,
+        gz: bool,
+    },
+}
+
+/// Opens a path (`-` is stdin): regular files are memory-mapped unless
+/// they hold gzip content (magic bytes `1f 8b`), which is decompressed as a
+/// stream.
+fn open_input(path: &Path, name: &str) -> Result<Input, MmError> {
+    if path == Path::new("-") {
+        let (reader, gz) = stream_input(std::io::stdin(), name)?;
+        return Ok(Input::Stream { reader, gz });
+    }
+    let file = File::open(path).map_err(|e| io_err(name, e))?;
+    let meta = file.metadata().map_err(|e| io_err(name, e))?;
+    if meta.is_file() && meta.len() == 0 {
+        return Err(MmError::new(name, None, MmErrorKind::Empty));
+    }
+    if meta.is_file() {
+        // SAFETY: the map is read-only and lives as long as the input.
+        // Another process truncating or rewriting the file meanwhile is
+        // outside Rust's model (as for every mmap reader); the parser only
+        // reads bytes and checks everything it reads.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            if !map.starts_with(&GZIP_MAGIC) {
+                #[cfg(unix)]
+                let _ = map.advise(memmap2::Advice::Sequential);
+                return Ok(Input::Mapped(map));
+            }
+        }
+    }
+    let (reader, gz) = stream_input(file, name)?;
+    Ok(Input::Stream { reader, gz })
+}
+
+/// A reader as a stream, decompressing gzip content (detected by its
+/// magic bytes). Returns whether it is gzip.
+fn stream_input<'r>(
+    mut raw: impl Read + Send + 'r,
+    name: &str,
+) -> Result<(Box<dyn Read + Send + 'r>, bool), MmError> {
+    let mut magic = [0u8; 2];
+    let n = read_up_to(&mut raw, &mut magic).map_err(|e| io_err(name, e))?;
+    let r = std::io::Cursor::new(magic).take(n as u64).chain(raw);
+    if n == 2 && magic == GZIP_MAGIC {
+        Ok((Box::new(flate2::read::MultiGzDecoder::new(r)), true))
     } else {
         Ok((Box::new(r), false))
+    }
+}
+
+/// The error of a failed read of a stream (`gz`: a decompressed one).
+fn stream_err(name: &str, e: std::io::Error, gz: bool) -> MmError {
+    if gz {
+        gzip_err(name, &e)
+    } else {
+        io_err(name, e)
     }
 }
 
@@ -206,8 +266,12 @@ pub fn read_header_path_with(
     opts: &ReadOptions,
 ) -> Result<(Header, Vec<Warning>), MmError> {
     let name = display_name(path);
-    let (r, gz) = open_source(path, &name)?;
-    read_header_from(r, gz, &name, opts)
+    match open_input(path, &name)? {
+        Input::Mapped(map) => head_of(&map, &name, opts),
+        Input::Stream { reader, gz } => {
+            read_header_from(reader, gz, &name, opts).map(|(h, w, _)| (h, w))
+        }
+    }
 }
 
 /// Reads the header of a file held in memory (strict; gzip content is
@@ -228,37 +292,36 @@ pub fn read_header_bytes_with(
     name: &str,
     opts: &ReadOptions,
 ) -> Result<(Header, Vec<Warning>), MmError> {
-    if bytes.starts_with(&GZIP_MAGIC) {
-        read_header_from(flate2::read::MultiGzDecoder::new(bytes), true, name, opts)
+    let (h, w, _) = if bytes.starts_with(&GZIP_MAGIC) {
+        read_header_from(flate2::read::MultiGzDecoder::new(bytes), true, name, opts)?
     } else {
-        read_header_from(bytes, false, name, opts)
-    }
+        read_header_from(bytes, false, name, opts)?
+    };
+    Ok((h, w))
 }
 
-/// Reads a growing head of `r` until the header parses.
+/// Reads a growing head of `r` until the header parses. Returns the head
+/// read too (`r` is left just after it).
 fn read_header_from(
     mut r: impl Read,
     gz: bool,
     name: &str,
     opts: &ReadOptions,
-) -> Result<(Header, Vec<Warning>), MmError> {
+) -> Result<(Header, Vec<Warning>, Vec<u8>), MmError> {
     let mut buf = Vec::new();
     let mut want = 16 * 1024;
     let mut eof = false;
     loop {
         if !eof {
             let need = (want - buf.len()) as u64;
-            r.by_ref().take(need).read_to_end(&mut buf).map_err(|e| {
-                if gz {
-                    gzip_err(name, &e)
-                } else {
-                    io_err(name, e)
-                }
-            })?;
+            r.by_ref()
+                .take(need)
+                .read_to_end(&mut buf)
+                .map_err(|e| stream_err(name, e, gz))?;
             eof = buf.len() < want;
         }
         match header::parse_head(&buf, eof, opts.lenient) {
-            Ok(Head::Done(h, w)) => return Ok((h, w)),
+            Ok(Head::Done(h, w)) => return Ok((h, w, buf)),
             Ok(Head::Incomplete) if !eof => want *= 2,
             Ok(Head::Incomplete) => {
                 return Err(MmError::new(name, None, MmErrorKind::Empty));
@@ -280,42 +343,16 @@ pub fn read_path<T: Scalar, I: Index>(
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
     let name = display_name(path);
-    if path == Path::new("-") {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| io_err(&name, e))?;
-        return read_bytes(&buf, &name, opts);
-    }
-    let mut file = File::open(path).map_err(|e| io_err(&name, e))?;
-    let meta = file.metadata().map_err(|e| io_err(&name, e))?;
-    if meta.is_file() && meta.len() == 0 {
-        return Err(MmError::new(name, None, MmErrorKind::Empty));
-    }
-    let mut magic = [0u8; 2];
-    let n = read_up_to(&mut file, &mut magic).map_err(|e| io_err(&name, e))?;
-    if n == 2 && magic == GZIP_MAGIC {
-        let src = BufReader::new((&magic[..]).chain(file));
-        let mut dec = flate2::read::MultiGzDecoder::new(src);
-        let mut buf = Vec::new();
-        dec.read_to_end(&mut buf).map_err(|e| gzip_err(&name, &e))?;
-        return read_plain(&buf, &name, opts);
-    }
-    if meta.is_file() {
-        // SAFETY: the map is read-only and lives for this call. Another
-        // process truncating or rewriting the file meanwhile is outside
-        // Rust's model (as for every mmap reader); the parser only
-        // reads bytes and checks everything it reads.
-        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-            #[cfg(unix)]
-            let _ = map.advise(memmap2::Advice::Sequential);
-            return read_plain(&map, &name, opts);
+    match open_input(path, &name)? {
+        Input::Mapped(map) => read_plain(&map, &name, opts),
+        Input::Stream { mut reader, gz } => {
+            let mut buf = Vec::new();
+            reader
+                .read_to_end(&mut buf)
+                .map_err(|e| stream_err(&name, e, gz))?;
+            read_plain(&buf, &name, opts)
         }
     }
-    let mut buf = magic[..n].to_vec();
-    file.read_to_end(&mut buf).map_err(|e| io_err(&name, e))?;
-    read_bytes(&buf, &name, opts)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -365,16 +402,25 @@ pub fn read_reader<R: Read, T: Scalar, I: Index>(
     read_bytes(&buf, name, opts)
 }
 
+/// The header of a whole (uncompressed) file held in memory.
+fn head_of(
+    bytes: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Header, Vec<Warning>), MmError> {
+    match header::parse_head(bytes, true, opts.lenient) {
+        Ok(Head::Done(h, w)) => Ok((h, w)),
+        Ok(Head::Incomplete) => Err(MmError::new(name, None, MmErrorKind::Empty)),
+        Err((line, kind)) => Err(MmError::new(name, line, kind)),
+    }
+}
+
 fn read_plain<T: Scalar, I: Index>(
     bytes: &[u8],
     name: &str,
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
-    let (header, mut warnings) = match header::parse_head(bytes, true, opts.lenient) {
-        Ok(Head::Done(h, w)) => (h, w),
-        Ok(Head::Incomplete) => return Err(MmError::new(name, None, MmErrorKind::Empty)),
-        Err((line, kind)) => return Err(MmError::new(name, line, kind)),
-    };
+    let (header, mut warnings) = head_of(bytes, name, opts)?;
     if header.field == MmField::Complex && !T::IS_COMPLEX {
         return Err(MmError::new(
             name,

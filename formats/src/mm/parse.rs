@@ -18,7 +18,7 @@
 //! for symmetric kinds the triangle.
 
 use super::error::{snippet, LineError, MmErrorKind};
-use super::header::{MmField, MmFormat, MmSymmetry};
+use super::header::{Header, MmField, MmFormat, MmSymmetry};
 use crate::{Index, Scalar};
 
 /// Whether `T`'s components are `f32` (parse them as `f32` directly).
@@ -71,6 +71,19 @@ pub(super) struct Cfg {
 }
 
 impl Cfg {
+    /// The constants of a read of a file with header `h` (`f32`: parse
+    /// values as `f32`).
+    pub(super) fn new(h: &Header, lenient: bool, f32: bool) -> Self {
+        Self {
+            nrows: h.nrows,
+            ncols: h.ncols,
+            field: h.field,
+            symmetry: h.symmetry,
+            lenient,
+            f32,
+        }
+    }
+
     fn layout(&self, format: MmFormat) -> &'static str {
         match (format, self.field) {
             (MmFormat::Coordinate, MmField::Pattern) => "i j",
@@ -465,14 +478,27 @@ fn coord_slow(
     Ok((i, j, re, im, next))
 }
 
-/// Parses one chunk of a coordinate file into the given slices; stops when
-/// they are full (the caller sized them) or at the end of the chunk.
-pub(super) fn coord_chunk<T: Scalar, I: Index>(
+/// Where [`coord_lines`] stopped: the position and number of the line
+/// after the last entry it read.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct End {
+    pub(super) pos: usize,
+    pub(super) line: u64,
+}
+
+/// Parses the entry lines of a coordinate file at the start of `b` (first
+/// line number `first_line`), at most `limit` of them, checking each, and
+/// calls `emit(k, i, j, re, im)` for the `k`-th with its 1-based indices as
+/// written (in range; an index 0 is recorded in the stats) and its value.
+/// Returns the stats and where it stopped.
+#[inline]
+pub(super) fn coord_lines(
     b: &[u8],
     first_line: u64,
     cfg: &Cfg,
-    (rows, cols, vals): (&mut [I], &mut [I], &mut [T]),
-) -> Result<Stats, LineError> {
+    limit: usize,
+    mut emit: impl FnMut(usize, u64, u64, f64, f64),
+) -> Result<(Stats, End), LineError> {
     let mut st = Stats::default();
     let mut p = 0;
     let mut line = first_line;
@@ -486,7 +512,7 @@ pub(super) fn coord_chunk<T: Scalar, I: Index>(
     };
     let integer = cfg.field == MmField::Integer;
     let (nrows, ncols) = (cfg.nrows as u64, cfg.ncols as u64);
-    while p < b.len() && k < vals.len() {
+    while p < b.len() && k < limit {
         let Some(q) = data_start(b, p) else {
             p = next_line(b, p);
             line += 1;
@@ -527,23 +553,37 @@ pub(super) fn coord_chunk<T: Scalar, I: Index>(
                 return Err(at(MmErrorKind::SkewDiagonal { row: i }));
             }
         }
-        // An index 0 is stored as -1 until the 0-based rule decides.
-        rows[k] = if i == 0 {
-            I::PADDING
-        } else {
-            I::from_usize_unchecked(i as usize - 1)
-        };
-        cols[k] = if j == 0 {
-            I::PADDING
-        } else {
-            I::from_usize_unchecked(j as usize - 1)
-        };
-        vals[k] = T::from_parts(re, im);
+        emit(k, i, j, re, im);
         k += 1;
         p = next;
         line += 1;
     }
     st.written = k;
+    Ok((st, End { pos: p, line }))
+}
+
+/// Parses one chunk of a coordinate file into the given slices; stops when
+/// they are full (the caller sized them) or at the end of the chunk.
+pub(super) fn coord_chunk<T: Scalar, I: Index>(
+    b: &[u8],
+    first_line: u64,
+    cfg: &Cfg,
+    (rows, cols, vals): (&mut [I], &mut [I], &mut [T]),
+) -> Result<Stats, LineError> {
+    // An index 0 is stored as -1 until the 0-based rule decides.
+    let index = |x: u64| {
+        if x == 0 {
+            I::PADDING
+        } else {
+            I::from_usize_unchecked(x as usize - 1)
+        }
+    };
+    let limit = vals.len();
+    let (st, _) = coord_lines(b, first_line, cfg, limit, |k, i, j, re, im| {
+        rows[k] = index(i);
+        cols[k] = index(j);
+        vals[k] = T::from_parts(re, im);
+    })?;
     Ok(st)
 }
 
@@ -560,20 +600,25 @@ fn array_slow(
     parse_values(b, q, cfg, MmFormat::Array, line, st)
 }
 
-/// Parses one chunk of an array file into `vals`.
-pub(super) fn array_chunk<T: Scalar>(
+/// Parses the value lines of an array file at the start of `b` (first
+/// line number `first_line`), at most `limit` of them, and calls
+/// `emit(k, re, im)` for the `k`-th. Returns the stats and where it
+/// stopped.
+#[inline]
+pub(super) fn array_lines(
     b: &[u8],
     first_line: u64,
     cfg: &Cfg,
-    vals: &mut [T],
-) -> Result<Stats, LineError> {
+    limit: usize,
+    mut emit: impl FnMut(usize, f64, f64),
+) -> Result<(Stats, End), LineError> {
     let mut st = Stats::default();
     let mut p = 0;
     let mut line = first_line;
     let mut k = 0;
     let nvals = if cfg.field == MmField::Complex { 2 } else { 1 };
     let integer = cfg.field == MmField::Integer;
-    while p < b.len() && k < vals.len() {
+    while p < b.len() && k < limit {
         let Some(q) = data_start(b, p) else {
             p = next_line(b, p);
             line += 1;
@@ -583,12 +628,26 @@ pub(super) fn array_chunk<T: Scalar>(
             Some(v) => v,
             None => array_slow(b, q, cfg, line, &mut st).map_err(|kind| (Some(line), kind))?,
         };
-        vals[k] = T::from_parts(re, im);
+        emit(k, re, im);
         k += 1;
         p = next;
         line += 1;
     }
     st.written = k;
+    Ok((st, End { pos: p, line }))
+}
+
+/// Parses one chunk of an array file into `vals`.
+pub(super) fn array_chunk<T: Scalar>(
+    b: &[u8],
+    first_line: u64,
+    cfg: &Cfg,
+    vals: &mut [T],
+) -> Result<Stats, LineError> {
+    let limit = vals.len();
+    let (st, _) = array_lines(b, first_line, cfg, limit, |k, re, im| {
+        vals[k] = T::from_parts(re, im);
+    })?;
     Ok(st)
 }
 
