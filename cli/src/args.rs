@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use sparsetool_formats::FormatKind;
+use sparsetool_formats::{FormatKind, Precision};
 
 /// Inspect, analyze, convert and benchmark sparse matrices.
 ///
@@ -91,8 +91,8 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "OUT.png|OUT.svg")]
     pub plot: Option<PathBuf>,
     /// Value type the byte counts assume.
-    #[arg(long, value_enum, default_value_t = DType::F64)]
-    pub dtype: DType,
+    #[arg(long, value_parser = precision(), default_value = "f64")]
+    pub dtype: Precision,
     /// Overwrite the plot file if it exists.
     #[arg(long)]
     pub force: bool,
@@ -111,14 +111,15 @@ pub struct AnalyzeArgs {
     pub read: ReadArgs,
 }
 
-/// Value type of the output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum DType {
-    /// 32-bit floats (complex files: complex64).
-    F32,
-    /// 64-bit floats (complex files: complex128).
-    #[default]
-    F64,
+/// The `--dtype` value parser: the names of
+/// [`Precision`](sparsetool_formats::Precision), listed in `--help`.
+fn precision() -> impl clap::builder::TypedValueParser<Value = Precision> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new([
+        PossibleValue::new("f32").help("32-bit floats (complex files: complex64)"),
+        PossibleValue::new("f64").help("64-bit floats (complex files: complex128)"),
+    ])
+    .try_map(|s| s.parse::<Precision>())
 }
 
 /// The `--to`/`--format` value parser: the names of
@@ -158,8 +159,8 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub allow_fill: bool,
     /// Value type of the output.
-    #[arg(long, value_enum, default_value_t = DType::F64)]
-    pub dtype: DType,
+    #[arg(long, value_parser = precision(), default_value = "f64")]
+    pub dtype: Precision,
     /// Print the wall time of each phase (read, convert, write) to stderr.
     #[arg(long)]
     pub timings: bool,
@@ -197,8 +198,8 @@ pub struct SpmvArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Value type.
-    #[arg(long, value_enum, default_value_t = DType::F64)]
-    pub dtype: DType,
+    #[arg(long, value_parser = precision(), default_value = "f64")]
+    pub dtype: Precision,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     pub force: bool,
@@ -218,8 +219,8 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value = "gpu")]
     pub device: DeviceArg,
     /// Value type.
-    #[arg(long, value_enum, default_value_t = DType::F32)]
-    pub dtype: DType,
+    #[arg(long, value_parser = precision(), default_value = "f32")]
+    pub dtype: Precision,
     /// Timed repetitions per kernel (the median is reported).
     #[arg(long, default_value_t = 30)]
     pub reps: usize,
@@ -261,8 +262,8 @@ pub struct GenArgs {
     #[arg(long, value_name = "N")]
     pub max_row_len: Option<usize>,
     /// Value type.
-    #[arg(long, value_enum, default_value_t = DType::F64)]
-    pub dtype: DType,
+    #[arg(long, value_parser = precision(), default_value = "f64")]
+    pub dtype: Precision,
     /// Output file (.mtx, .mtx.gz, .npz, .spb).
     #[arg(short, long)]
     pub output: PathBuf,

@@ -5,21 +5,21 @@
 //! or real values, whether 32-bit indices suffice) and `--dtype`.
 
 /// Calls `f::<T, I>(args...)` for the types a
-/// [`Probe`](sparsetool_formats::io::Probe) and a `DType` ask for.
+/// [`Probe`](sparsetool_formats::io::Probe) and a [`Precision`](sparsetool_formats::Precision) ask for.
 macro_rules! with_types {
     ($plan:expr, $dtype:expr, $f:ident ( $($arg:expr),* $(,)? )) => {{
         use sparsetool_formats::{Complex32, Complex64};
-        use $crate::args::DType;
+        use sparsetool_formats::Precision as P;
         let plan: sparsetool_formats::io::Probe = $plan;
         match (plan.complex, $dtype, plan.needs_i64) {
-            (false, DType::F64, false) => $f::<f64, i32>($($arg),*),
-            (false, DType::F64, true) => $f::<f64, i64>($($arg),*),
-            (false, DType::F32, false) => $f::<f32, i32>($($arg),*),
-            (false, DType::F32, true) => $f::<f32, i64>($($arg),*),
-            (true, DType::F64, false) => $f::<Complex64, i32>($($arg),*),
-            (true, DType::F64, true) => $f::<Complex64, i64>($($arg),*),
-            (true, DType::F32, false) => $f::<Complex32, i32>($($arg),*),
-            (true, DType::F32, true) => $f::<Complex32, i64>($($arg),*),
+            (false, P::F64, false) => $f::<f64, i32>($($arg),*),
+            (false, P::F64, true) => $f::<f64, i64>($($arg),*),
+            (false, P::F32, false) => $f::<f32, i32>($($arg),*),
+            (false, P::F32, true) => $f::<f32, i64>($($arg),*),
+            (true, P::F64, false) => $f::<Complex64, i32>($($arg),*),
+            (true, P::F64, true) => $f::<Complex64, i64>($($arg),*),
+            (true, P::F32, false) => $f::<Complex32, i32>($($arg),*),
+            (true, P::F32, true) => $f::<Complex32, i64>($($arg),*),
         }
     }};
 }

@@ -458,7 +458,10 @@ fn interrupted_convert_leaves_nothing(signal: &str) {
         stderr(&o)
     );
     let left = entries(outdir.path());
-    assert!(left.is_empty(), "SIG{signal}: interrupted run left {left:?}");
+    assert!(
+        left.is_empty(),
+        "SIG{signal}: interrupted run left {left:?}"
+    );
 }
 
 #[test]

@@ -57,6 +57,7 @@ mod layout;
 pub mod mm;
 pub mod npz;
 pub mod pattern;
+mod precision;
 mod scalar;
 mod sell;
 
@@ -69,5 +70,6 @@ pub use hyb::Hyb;
 pub use jds::Jds;
 pub use kind::{FormatKind, UnknownFormat};
 pub use layout::{Layout, UnknownLayout};
+pub use precision::{Precision, UnknownPrecision};
 pub use scalar::{fits_index, Complex, Complex32, Complex64, Index, Scalar};
 pub use sell::{check_sell_params, Sell};

@@ -11,13 +11,13 @@ use sparsetool_analyze::{
 };
 use sparsetool_formats::mm::ReadOptions;
 
-use crate::args::{AnalyzeArgs, DType};
+use crate::args::AnalyzeArgs;
 use crate::dispatch::with_types;
 use crate::io::{load, probe};
 use crate::output::{check_target, Spinner};
 use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::{Container, Input};
-use sparsetool_formats::{Index, Scalar};
+use sparsetool_formats::{Index, Precision, Scalar};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
 pub fn display_name(path: &Path) -> String {
@@ -52,7 +52,7 @@ pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
         return Ok(rl);
     }
     let types = probe(src, &a.read)?;
-    with_types!(types, DType::F64, lengths_typed(src, a))
+    with_types!(types, Precision::F64, lengths_typed(src, a))
 }
 
 fn lengths_typed<T: Scalar, I: Index>(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
@@ -78,9 +78,8 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     let complex = probe(&src, &a.read).map(|t| t.complex).unwrap_or(false);
     let rl = row_lengths(&src, a)?;
     let value_bytes = match (a.dtype, complex) {
-        (DType::F32, false) => 4,
-        (DType::F64, false) | (DType::F32, true) => 8,
-        (DType::F64, true) => 16,
+        (p, false) => p.size(),
+        (p, true) => 2 * p.size(),
     };
     let nnz = rl.rows.iter().map(|&r| r as usize).sum::<usize>();
     let sizes = Sizes::auto_index(value_bytes, rl.nrows, rl.ncols, nnz)?;
