@@ -31,6 +31,20 @@ pub struct RowLengths {
     pub cols: Vec<u32>,
 }
 
+#[cfg(test)]
+impl RowLengths {
+    /// Test input from the two count vectors (`nrows` and `ncols` are their
+    /// lengths).
+    pub(crate) fn of_counts(rows: Vec<u32>, cols: Vec<u32>) -> Self {
+        Self {
+            nrows: rows.len(),
+            ncols: cols.len(),
+            rows,
+            cols,
+        }
+    }
+}
+
 fn count_u32(what: &'static str, v: usize) -> Result<u32, AnalyzeError> {
     u32::try_from(v).map_err(|_| AnalyzeError::CountOverflow {
         what,
