@@ -89,31 +89,35 @@ def interleave(a, target, peer):
     return statistics.median(t_peer), med, statistics.median(walls)
 
 
+def show(a, size, peer, short, t_peer, phase, t_st, wall, wall_note, rate=lambda t: ""):
+    """Prints one comparison: the peer's time, sparsetool's `phase` time (when
+    --timings gave one) and their ratio, and sparsetool's whole run; the labels
+    are padded to line up with the phase label."""
+    phase = f"sparsetool {phase} phase (--timings):"
+    w = len(phase) + 1
+    print(f"file {a.file}: {size}, {a.threads} threads, {a.reps} interleaved runs each")
+    print(f"{peer + ':':<{w}}{t_peer:.3f} s{rate(t_peer)}")
+    if t_st:
+        print(f"{phase:<{w}}{t_st:.3f} s{rate(t_st)}")
+        print(f"ratio ({short} time / sparsetool time): {t_peer/t_st:.2f}x")
+    print(f"{'sparsetool whole convert to .npz:':<{w}}{wall:.3f} s (process wall time, {wall_note})")
+
+
 def compare(a):
     need()
     import fast_matrix_market as fmm
     mb = os.path.getsize(a.file) / 1e6
     t_f, med, wall = interleave(a, "coo", lambda: timed(lambda: fmm.read_coo(a.file, parallelism=a.threads)))
-    print(f"file {a.file}: {mb:.0f} MB, {a.threads} threads, {a.reps} interleaved runs each")
-    print(f"fast_matrix_market read_coo:       {t_f:.3f} s  ({mb/t_f:.0f} MB/s)")
-    t_st = med("read")
-    if t_st:
-        print(f"sparsetool read phase (--timings): {t_st:.3f} s  ({mb/t_st:.0f} MB/s)")
-        print(f"ratio (fmm time / sparsetool time): {t_f/t_st:.2f}x")
-    print(f"sparsetool whole convert to .npz:  {wall:.3f} s (process wall time, incl. write)")
+    show(a, f"{mb:.0f} MB", "fast_matrix_market read_coo", "fmm", t_f, "read", med("read"), wall,
+         "incl. write", rate=lambda t: f"  ({mb/t:.0f} MB/s)")
 
 
 def compare_csr(a):
     need()
     m = coo_of(a.file)
     t_s, med, wall = interleave(a, "csr", lambda: timed(m.tocsr))
-    print(f"file {a.file}: {m.nnz} entries, {a.threads} threads, {a.reps} interleaved runs each")
-    print(f"scipy coo.tocsr():                    {t_s:.3f} s")
-    t_st = med("convert")
-    if t_st:
-        print(f"sparsetool convert phase (--timings): {t_st:.3f} s")
-        print(f"ratio (scipy time / sparsetool time): {t_s/t_st:.2f}x")
-    print(f"sparsetool whole convert to .npz:     {wall:.3f} s (process wall time, incl. read and write)")
+    show(a, f"{m.nnz} entries", "scipy coo.tocsr()", "scipy", t_s, "convert", med("convert"), wall,
+         "incl. read and write")
 
 
 def main():

@@ -257,13 +257,8 @@ mod tests {
     use super::*;
 
     fn rl(rows: Vec<u32>) -> RowLengths {
-        let n = rows.len();
-        RowLengths {
-            nrows: n,
-            ncols: n.max(1),
-            cols: vec![0; n.max(1)],
-            rows,
-        }
+        let ncols = rows.len().max(1);
+        RowLengths::of_counts(rows, vec![0; ncols])
     }
 
     #[test]

@@ -188,6 +188,20 @@ macro_rules! histogram_body {
     }};
 }
 
+/// A chart on `area` with the caption, margin and label areas both charts use.
+fn chart_builder<'a, 'b, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(caption, (FONT_FAMILY, 18))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(72);
+    builder
+}
+
 fn draw_histogram<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &AnalyzeReport,
@@ -208,12 +222,7 @@ fn draw_histogram<DB: DrawingBackend>(
         .min()
         .unwrap_or(1) as f64;
     let log = max / min >= 100.0;
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .caption("row-length histogram", (FONT_FAMILY, 18))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(72);
+    let mut builder = chart_builder(area, "row-length histogram");
     if log {
         let mut chart = builder
             .build_cartesian_2d(
@@ -352,12 +361,7 @@ fn draw_curve<DB: DrawingBackend>(
         .unwrap_or(1)
         .max(10) as f64;
     let ytop = top * 30.0;
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .caption("padding versus ELL width", (FONT_FAMILY, 18))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(72);
+    let mut builder = chart_builder(area, "padding versus ELL width");
     if max_w <= 64 {
         let xmax = max_w as f64 + 0.5;
         let mut chart = builder

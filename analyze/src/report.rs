@@ -414,12 +414,7 @@ mod tests {
 
     #[test]
     fn text_is_deterministic() {
-        let rl = RowLengths {
-            nrows: 4,
-            ncols: 5,
-            rows: vec![3, 2, 1, 3],
-            cols: vec![1; 5],
-        };
+        let rl = RowLengths::of_counts(vec![3, 2, 1, 3], vec![1; 5]);
         let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
         assert_eq!(render_text(&r, "C"), render_text(&r, "C"));
         assert!(render_text(&r, "C").contains("recommendation"));

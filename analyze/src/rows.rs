@@ -31,6 +31,20 @@ pub struct RowLengths {
     pub cols: Vec<u32>,
 }
 
+#[cfg(test)]
+impl RowLengths {
+    /// Test input from the two count vectors (`nrows` and `ncols` are their
+    /// lengths).
+    pub(crate) fn of_counts(rows: Vec<u32>, cols: Vec<u32>) -> Self {
+        Self {
+            nrows: rows.len(),
+            ncols: cols.len(),
+            rows,
+            cols,
+        }
+    }
+}
+
 fn count_u32(what: &'static str, v: usize) -> Result<u32, AnalyzeError> {
     u32::try_from(v).map_err(|_| AnalyzeError::CountOverflow {
         what,
@@ -104,13 +118,7 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        let cols = column_counts(ncols, col_idx)?;
-        Ok(Self {
-            nrows,
-            ncols,
-            rows,
-            cols,
-        })
+        Self::with_columns(nrows, ncols, rows, col_idx)
     }
 
     /// Row and column lengths from coordinate arrays (one `(row, col)` pair
@@ -132,18 +140,18 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        let mut rows = vec![0u32; nrows];
-        for (k, r) in row_idx.iter().enumerate() {
-            let r = r.to_usize();
-            if r >= nrows {
-                return Err(AnalyzeError::BadStructure(format!(
-                    "entry {k}: row index {} is out of range (nrows = {nrows})",
-                    row_idx[k].to_i64()
-                )));
-            }
-            bump(&mut rows, r, "row length")?;
-        }
-        let cols = column_counts(ncols, col_idx)?;
+        let rows = index_counts(&ROW, nrows, row_idx)?;
+        Self::with_columns(nrows, ncols, rows, col_idx)
+    }
+
+    /// The row lengths `rows` with the column lengths counted from `col_idx`.
+    fn with_columns<I: Index>(
+        nrows: usize,
+        ncols: usize,
+        rows: Vec<u32>,
+        col_idx: &[I],
+    ) -> Result<Self, AnalyzeError> {
+        let cols = index_counts(&COLUMN, ncols, col_idx)?;
         Ok(Self {
             nrows,
             ncols,
@@ -165,19 +173,42 @@ impl RowLengths {
     }
 }
 
-fn column_counts<I: Index>(ncols: usize, col_idx: &[I]) -> Result<Vec<u32>, AnalyzeError> {
-    let mut cols = vec![0u32; ncols];
-    for (k, c) in col_idx.iter().enumerate() {
-        let cu = c.to_usize();
-        if cu >= ncols {
+/// The words of one axis in the messages of [`index_counts`].
+struct Axis {
+    index: &'static str,
+    length: &'static str,
+    dim: &'static str,
+}
+
+const ROW: Axis = Axis {
+    index: "row index",
+    length: "row length",
+    dim: "nrows",
+};
+
+const COLUMN: Axis = Axis {
+    index: "column index",
+    length: "column length",
+    dim: "ncols",
+};
+
+/// How many entries of `idx` name each of `0..n` (the lengths of the rows
+/// or columns of one axis); an index out of range is an error.
+fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Vec<u32>, AnalyzeError> {
+    let mut counts = vec![0u32; n];
+    for (k, i) in idx.iter().enumerate() {
+        let iu = i.to_usize();
+        if iu >= n {
             return Err(AnalyzeError::BadStructure(format!(
-                "entry {k}: column index {} is out of range (ncols = {ncols})",
-                c.to_i64()
+                "entry {k}: {} {} is out of range ({} = {n})",
+                axis.index,
+                i.to_i64(),
+                axis.dim
             )));
         }
-        bump(&mut cols, cu, "column length")?;
+        bump(&mut counts, iu, axis.length)?;
     }
-    Ok(cols)
+    Ok(counts)
 }
 
 /// Run-length encoding of the row lengths: `(length, rows)` pairs in

@@ -513,12 +513,7 @@ mod tests {
     #[test]
     fn own_kernel_models_get_their_own_samples_and_predictions() {
         use crate::rows::RowLengths;
-        let rl = RowLengths {
-            nrows: 4,
-            ncols: 4,
-            rows: vec![2, 2, 2, 2],
-            cols: vec![2, 2, 2, 2],
-        };
+        let rl = RowLengths::of_counts(vec![2, 2, 2, 2], vec![2, 2, 2, 2]);
         let features = Features::new(&rl, 4);
         let res = |config: &str, kernel: &str, ms: f64, ok: bool| crate::KernelResult {
             kernel: kernel.into(),

@@ -37,10 +37,20 @@ fn gather_csr<T: Scalar, I: Index>(
     row_ptr: &[I],
     fill: impl Fn(usize, &mut [I], &mut [T]) + Sync + Send,
 ) -> (Vec<I>, Vec<T>) {
+    gather_blocks(par, row_ptr, &par.row_cuts(row_ptr), fill)
+}
+
+/// [`gather_csr`] over any units with offsets `row_ptr` (rows, or slices
+/// of SELL), in the blocks of units that `cuts` bounds.
+fn gather_blocks<T: Scalar, I: Index>(
+    par: Par,
+    row_ptr: &[I],
+    cuts: &[usize],
+    fill: impl Fn(usize, &mut [I], &mut [T]) + Sync + Send,
+) -> (Vec<I>, Vec<T>) {
     let nnz = row_ptr.last().map_or(0, |v| v.to_usize());
     let mut cols = vec![I::default(); nnz];
     let mut vals = vec![T::zero(); nnz];
-    let cuts = par.row_cuts(row_ptr);
     let at: Vec<usize> = cuts.iter().map(|&r| row_ptr[r].to_usize()).collect();
     let jobs: Vec<_> = cuts
         .windows(2)
@@ -66,10 +76,10 @@ fn gather_csr<T: Scalar, I: Index>(
 
 // ---------------------------------------------------------------- CSR -> X
 
-/// CSR → COO (row-major order, no duplicates).
-pub(crate) fn csr_to_coo<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Coo<T, I> {
-    let ptr = a.row_ptr();
-    let mut rows = vec![I::default(); a.nnz()];
+/// The row of every entry of a compressed-row layout with offsets `ptr`
+/// (`ptr[i]..ptr[i + 1]` are row `i`'s entries): COO's `rows` array.
+fn expand_rows<I: Index>(par: Par, ptr: &[I]) -> Vec<I> {
+    let mut rows = vec![I::default(); ptr.last().map_or(0, |v| v.to_usize())];
     let cuts = par.row_cuts(ptr);
     let at: Vec<usize> = cuts.iter().map(|&r| ptr[r].to_usize()).collect();
     let jobs: Vec<_> = cuts
@@ -83,6 +93,12 @@ pub(crate) fn csr_to_coo<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Coo<T,
             out[s..e].iter_mut().for_each(|r| *r = ix(i));
         }
     });
+    rows
+}
+
+/// CSR → COO (row-major order, no duplicates).
+pub(crate) fn csr_to_coo<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Coo<T, I> {
+    let rows = expand_rows(par, a.row_ptr());
     let (cols, vals) = (par.copy(a.col_idx()), par.copy(a.values()));
     // SAFETY: indices come from a valid CSR matrix of the same shape.
     unsafe { Coo::from_parts_unchecked(a.nrows(), a.ncols(), rows, cols, vals) }
@@ -197,30 +213,13 @@ pub(crate) fn csr_to_hyb<T: Scalar, I: Index>(
     let ell = unsafe { Ell::from_parts_unchecked(n, a.ncols(), width, row_nnz, cols, vals) };
     // Tail: entries beyond the width, row by row.
     let tail_ptr: Vec<I> = offsets((0..n).map(|i| a.row_len(i).saturating_sub(width)), n);
-    let ntail = tail_ptr.last().map_or(0, |v| v.to_usize());
-    let mut t_rows = vec![I::default(); ntail];
     let (t_cols, t_vals) = gather_csr(par, &tail_ptr, |i, c, v| {
         // The tail is the last `c.len()` entries of the row.
         let s = ptr[i + 1].to_usize() - c.len();
         c.copy_from_slice(&a.col_idx()[s..s + c.len()]);
         v.copy_from_slice(&a.values()[s..s + v.len()]);
     });
-    let cuts = par.row_cuts(&tail_ptr);
-    let at: Vec<usize> = cuts.iter().map(|&r| tail_ptr[r].to_usize()).collect();
-    let jobs: Vec<_> = cuts
-        .windows(2)
-        .zip(split_at_offsets(&mut t_rows, &at))
-        .collect();
-    par.for_each(jobs, |(w, out)| {
-        let base = tail_ptr[w[0]].to_usize();
-        for i in w[0]..w[1] {
-            let (s, e) = (
-                tail_ptr[i].to_usize() - base,
-                tail_ptr[i + 1].to_usize() - base,
-            );
-            out[s..e].iter_mut().for_each(|r| *r = ix(i));
-        }
-    });
+    let t_rows = expand_rows(par, &tail_ptr);
     // SAFETY: tail entries come from valid CSR rows, in (row, col) order,
     // only for rows whose ELL part is full.
     let coo = unsafe { Coo::from_parts_unchecked(n, a.ncols(), t_rows, t_cols, t_vals) };
@@ -333,36 +332,11 @@ pub(crate) fn csr_to_sell<T: Scalar, I: Index>(
         }
         slice_ptr.push(ix(total));
     }
-    let mut cols = vec![I::default(); total];
-    let mut vals = vec![T::zero(); total];
     // Blocks of whole slices, balanced on slots.
     let scuts = par.cuts(nslices, |s| slice_ptr[s].to_usize() + s);
-    let at: Vec<usize> = scuts.iter().map(|&s| slice_ptr[s].to_usize()).collect();
-    let jobs: Vec<_> = scuts
-        .windows(2)
-        .zip(
-            split_at_offsets(&mut cols, &at)
-                .into_iter()
-                .zip(split_at_offsets(&mut vals, &at)),
-        )
-        .collect();
-    par.for_each(jobs, |(w, (oc, ov))| {
-        let base = slice_ptr[w[0]].to_usize();
-        for s in w[0]..w[1] {
-            let (lo, hi) = (
-                slice_ptr[s].to_usize() - base,
-                slice_ptr[s + 1].to_usize() - base,
-            );
-            let rows = &perm[s * c..((s + 1) * c).min(n)];
-            fill_sell_slice(
-                c,
-                widths[s],
-                rows,
-                |r| a.row(r),
-                &mut oc[lo..hi],
-                &mut ov[lo..hi],
-            );
-        }
+    let (cols, vals) = gather_blocks(par, &slice_ptr, &scuts, |s, oc, ov| {
+        let rows = &perm[s * c..((s + 1) * c).min(n)];
+        fill_sell_slice(c, widths[s], rows, |r| a.row(r), oc, ov);
     });
     let slice_width: Vec<I> = widths.iter().map(|&w| ix(w)).collect();
     // SAFETY: windows sorted stably, slices of C rows padded to their

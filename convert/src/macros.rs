@@ -67,28 +67,21 @@ macro_rules! conversions {
             imp::csr_to_sell($p, a, slice, sigma)
         }
 
-        /// ELL → CSR.
-        #[must_use]
-        pub fn ell_to_csr<T: Scalar, I: Index>(e: &Ell<T, I>) -> Csr<T, I> {
-            imp::ell_to_csr($p, e)
-        }
+        to_csr!($p; ell_to_csr(Ell, "ELL → CSR."), hyb_to_csr(Hyb, "HYB → CSR."),
+            jds_to_csr(Jds, "JDS → CSR."), sell_to_csr(Sell, "SELL → CSR."));
+    };
+}
 
-        /// HYB → CSR.
-        #[must_use]
-        pub fn hyb_to_csr<T: Scalar, I: Index>(h: &Hyb<T, I>) -> Csr<T, I> {
-            imp::hyb_to_csr($p, h)
-        }
-
-        /// JDS → CSR.
-        #[must_use]
-        pub fn jds_to_csr<T: Scalar, I: Index>(j: &Jds<T, I>) -> Csr<T, I> {
-            imp::jds_to_csr($p, j)
-        }
-
-        /// SELL → CSR.
-        #[must_use]
-        pub fn sell_to_csr<T: Scalar, I: Index>(s: &Sell<T, I>) -> Csr<T, I> {
-            imp::sell_to_csr($p, s)
-        }
+/// The infallible `X → CSR` wrappers of `conversions!`, one per
+/// `name(Format, "doc")`, each calling `imp::name` under the policy `$p`.
+macro_rules! to_csr {
+    ($p:expr; $($name:ident($format:ident, $doc:literal)),* $(,)?) => {
+        $(
+            #[doc = $doc]
+            #[must_use]
+            pub fn $name<T: Scalar, I: Index>(m: &$format<T, I>) -> Csr<T, I> {
+                imp::$name($p, m)
+            }
+        )*
     };
 }

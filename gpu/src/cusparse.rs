@@ -146,12 +146,40 @@ impl Drop for SpMat {
 }
 
 struct DnVec(cusparseDnVecDescr_t);
+impl DnVec {
+    /// A dense-vector descriptor over `len` values of type `vt` at `p`,
+    /// which must hold that many.
+    fn new(len: usize, p: *mut c_void, vt: cudaDataType) -> Result<Self, GpuError> {
+        let mut v: cusparseDnVecDescr_t = std::ptr::null_mut();
+        // SAFETY: writes one descriptor; the caller vouches for `p`.
+        call("cusparseCreateDnVec", || unsafe {
+            sys::cusparseCreateDnVec(&mut v, len as i64, p, vt)
+        })?;
+        Ok(DnVec(v))
+    }
+}
 impl Drop for DnVec {
     fn drop(&mut self) {
         // SAFETY: created by cusparseCreateDnVec, destroyed once.
         let _ = call("cusparseDestroyDnVec", || unsafe {
             sys::cusparseDestroyDnVec(self.0)
         });
+    }
+}
+
+/// `alpha = 1` and `beta = 0`, as host pointers to the value type.
+fn one_zero(d: DType) -> (*const c_void, *const c_void) {
+    static F32: [f32; 2] = [1.0, 0.0];
+    static F64: [f64; 2] = [1.0, 0.0];
+    match d {
+        DType::F32 => (
+            std::ptr::from_ref(&F32[0]).cast(),
+            std::ptr::from_ref(&F32[1]).cast(),
+        ),
+        DType::F64 => (
+            std::ptr::from_ref(&F64[0]).cast(),
+            std::ptr::from_ref(&F64[1]).cast(),
+        ),
     }
 }
 
@@ -202,76 +230,37 @@ pub(crate) fn prepare<'a>(
     let base = cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO;
     let mut params = Map::new();
     params.insert("alg".into(), json!(alg.sys_alg_name()));
+    let (nrows, ncols, nnz) = m.shape();
+    let (nr, nc, nz) = (nrows as i64, ncols as i64, nnz as i64);
+    let p = |buf: &CudaSlice<i32>| dptr(ctx, buf);
     let mut mat: cusparseSpMatDescr_t = std::ptr::null_mut();
     match (alg, m) {
         (CusparseAlg::CsrAlg1 | CusparseAlg::CsrAlg2, DeviceMatrix::Csr(c)) => {
-            let (rp, ci, v) = (
-                dptr(ctx, &c.row_ptr.buf),
-                dptr(ctx, &c.col_idx.buf),
-                dptr(ctx, &c.vals.buf),
-            );
+            let (rp, ci, v) = (p(&c.row_ptr.buf), p(&c.col_idx.buf), dptr(ctx, &c.vals.buf));
             // SAFETY: pointers to live device arrays of the stated lengths and types.
             call("cusparseCreateCsr", || unsafe {
-                sys::cusparseCreateCsr(
-                    &mut mat,
-                    c.nrows as i64,
-                    c.ncols as i64,
-                    c.nnz as i64,
-                    rp,
-                    ci,
-                    v,
-                    i32t,
-                    i32t,
-                    base,
-                    vt,
-                )
+                sys::cusparseCreateCsr(&mut mat, nr, nc, nz, rp, ci, v, i32t, i32t, base, vt)
             })?;
         }
         (CusparseAlg::CooAlg1 | CusparseAlg::CooAlg2, DeviceMatrix::Coo(c)) => {
-            let (r, ci, v) = (
-                dptr(ctx, &c.rows.buf),
-                dptr(ctx, &c.cols.buf),
-                dptr(ctx, &c.vals.buf),
-            );
+            let (r, ci, v) = (p(&c.rows.buf), p(&c.cols.buf), dptr(ctx, &c.vals.buf));
             // SAFETY: as above.
             call("cusparseCreateCoo", || unsafe {
-                sys::cusparseCreateCoo(
-                    &mut mat,
-                    c.nrows as i64,
-                    c.ncols as i64,
-                    c.nnz as i64,
-                    r,
-                    ci,
-                    v,
-                    i32t,
-                    base,
-                    vt,
-                )
+                sys::cusparseCreateCoo(&mut mat, nr, nc, nz, r, ci, v, i32t, base, vt)
             })?;
         }
         (CusparseAlg::SellAlg1, DeviceMatrix::Sell(s)) if s.perm.is_none() => {
             params.insert("slice_size".into(), json!(s.slice_height));
             let (sp, ci, v) = (
-                dptr(ctx, &s.slice_ptr.buf),
-                dptr(ctx, &s.col_idx.buf),
+                p(&s.slice_ptr.buf),
+                p(&s.col_idx.buf),
                 dptr(ctx, &s.vals.buf),
             );
+            let (slots, height) = (s.col_idx.len as i64, s.slice_height as i64);
             // SAFETY: as above; the layout is cuSPARSE's (layout::sliced_ell_from_csr).
             call("cusparseCreateSlicedEll", || unsafe {
                 sys::cusparseCreateSlicedEll(
-                    &mut mat,
-                    s.nrows as i64,
-                    s.ncols as i64,
-                    s.nnz as i64,
-                    s.col_idx.len as i64,
-                    s.slice_height as i64,
-                    sp,
-                    ci,
-                    v,
-                    i32t,
-                    i32t,
-                    base,
-                    vt,
+                    &mut mat, nr, nc, nz, slots, height, sp, ci, v, i32t, i32t, base, vt,
                 )
             })?;
         }
@@ -283,36 +272,15 @@ pub(crate) fn prepare<'a>(
         }
     }
     let mat = SpMat(mat);
-    let (ncols, nrows) = (m.shape().1, m.shape().0);
-    let mut vx: cusparseDnVecDescr_t = std::ptr::null_mut();
-    let xp = dptr(ctx, &x.buf);
-    // SAFETY: x holds ncols values.
-    call("cusparseCreateDnVec", || unsafe {
-        sys::cusparseCreateDnVec(&mut vx, ncols as i64, xp, vt)
-    })?;
-    let vx = DnVec(vx);
+    // SAFETY (both): x holds ncols values, y holds nrows values.
+    let vx = DnVec::new(ncols, dptr(ctx, &x.buf), vt)?;
     let yp = {
         let (p, _sync) = y.buf.device_ptr_mut(ctx.stream());
         p as usize as *mut c_void
     };
-    let mut vy: cusparseDnVecDescr_t = std::ptr::null_mut();
-    // SAFETY: y holds nrows values.
-    call("cusparseCreateDnVec", || unsafe {
-        sys::cusparseCreateDnVec(&mut vy, nrows as i64, yp, vt)
-    })?;
-    let vy = DnVec(vy);
+    let vy = DnVec::new(nrows, yp, vt)?;
 
-    let (a64, b64, a32, b32) = (1f64, 0f64, 1f32, 0f32);
-    let (alpha, beta): (*const c_void, *const c_void) = match dtype {
-        DType::F32 => (
-            std::ptr::from_ref(&a32).cast(),
-            std::ptr::from_ref(&b32).cast(),
-        ),
-        DType::F64 => (
-            std::ptr::from_ref(&a64).cast(),
-            std::ptr::from_ref(&b64).cast(),
-        ),
-    };
+    let (alpha, beta) = one_zero(dtype);
     let mut size = 0usize;
     // SAFETY: descriptors are live; alpha/beta point to host scalars of the value type.
     call("cusparseSpMV_bufferSize", || unsafe {
@@ -363,49 +331,29 @@ impl Prepared<'_> {
         preprocess: bool,
     ) -> Result<(), GpuError> {
         let vt = value_type(self.dtype);
-        let (a64, b64, a32, b32) = (1f64, 0f64, 1f32, 0f32);
-        let (alpha, beta): (*const c_void, *const c_void) = match self.dtype {
-            DType::F32 => (
-                std::ptr::from_ref(&a32).cast(),
-                std::ptr::from_ref(&b32).cast(),
-            ),
-            DType::F64 => (
-                std::ptr::from_ref(&a64).cast(),
-                std::ptr::from_ref(&b64).cast(),
-            ),
-        };
+        let (alpha, beta) = one_zero(self.dtype);
         let buf = dptr(ctx, &self.buffer);
         let op = cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+        let spmv = if preprocess {
+            sys::cusparseSpMV_preprocess
+        } else {
+            sys::cusparseSpMV
+        };
         // SAFETY: every descriptor and the buffer are live; alpha/beta are
-        // host scalars read before the call returns (host pointer mode).
+        // host scalars that live for the whole program (host pointer mode).
         call(name, || unsafe {
-            if preprocess {
-                sys::cusparseSpMV_preprocess(
-                    self.handle.0,
-                    op,
-                    alpha,
-                    self.mat.0,
-                    self.x.0,
-                    beta,
-                    self.y.0,
-                    vt,
-                    self.alg.sys_alg(),
-                    buf,
-                )
-            } else {
-                sys::cusparseSpMV(
-                    self.handle.0,
-                    op,
-                    alpha,
-                    self.mat.0,
-                    self.x.0,
-                    beta,
-                    self.y.0,
-                    vt,
-                    self.alg.sys_alg(),
-                    buf,
-                )
-            }
+            spmv(
+                self.handle.0,
+                op,
+                alpha,
+                self.mat.0,
+                self.x.0,
+                beta,
+                self.y.0,
+                vt,
+                self.alg.sys_alg(),
+                buf,
+            )
         })
     }
 }

@@ -72,12 +72,27 @@ pub(crate) fn upload_vals<T: Scalar>(
     })
 }
 
-/// CSR on the device.
-#[derive(Debug)]
-pub(crate) struct DevCsr {
+/// `nrows`, `ncols` and `nnz` of a device matrix, each checked to fit `i32`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dims {
     pub nrows: usize,
     pub ncols: usize,
     pub nnz: usize,
+}
+
+impl Dims {
+    fn checked(nrows: usize, ncols: usize, nnz: usize) -> Result<Self, GpuError> {
+        check_i32("nrows", nrows)?;
+        check_i32("ncols", ncols)?;
+        check_i32("nnz", nnz)?;
+        Ok(Dims { nrows, ncols, nnz })
+    }
+}
+
+/// CSR on the device.
+#[derive(Debug)]
+pub(crate) struct DevCsr {
+    pub dims: Dims,
     pub row_ptr: DevIdx,
     pub col_idx: DevIdx,
     pub vals: DevVals,
@@ -90,9 +105,7 @@ pub(crate) struct DevCsr {
 /// COO on the device, always sorted by row (unsorted input is sorted on upload).
 #[derive(Debug)]
 pub(crate) struct DevCoo {
-    pub nrows: usize,
-    pub ncols: usize,
-    pub nnz: usize,
+    pub dims: Dims,
     pub rows: DevIdx,
     pub cols: DevIdx,
     pub vals: DevVals,
@@ -101,9 +114,7 @@ pub(crate) struct DevCoo {
 /// ELL on the device.
 #[derive(Debug)]
 pub(crate) struct DevEll {
-    pub nrows: usize,
-    pub ncols: usize,
-    pub nnz: usize,
+    pub dims: Dims,
     pub width: usize,
     pub row_nnz: DevIdx,
     pub col_idx: DevIdx,
@@ -113,9 +124,7 @@ pub(crate) struct DevEll {
 /// JDS on the device.
 #[derive(Debug)]
 pub(crate) struct DevJds {
-    pub nrows: usize,
-    pub ncols: usize,
-    pub nnz: usize,
+    pub dims: Dims,
     pub ndiag: usize,
     pub perm: DevIdx,
     pub jd_ptr: DevIdx,
@@ -126,9 +135,7 @@ pub(crate) struct DevJds {
 /// SELL-C-sigma (with `perm`) or cuSPARSE sliced ELL (without) on the device.
 #[derive(Debug)]
 pub(crate) struct DevSell {
-    pub nrows: usize,
-    pub ncols: usize,
-    pub nnz: usize,
+    pub dims: Dims,
     pub slice_height: usize,
     pub sigma: usize,
     pub nslices: usize,
@@ -169,12 +176,12 @@ impl DeviceMatrix {
     /// `(nrows, ncols, nnz)`.
     pub fn shape(&self) -> (usize, usize, usize) {
         match self {
-            DeviceMatrix::Coo(m) => (m.nrows, m.ncols, m.nnz),
-            DeviceMatrix::Csr(m) => (m.nrows, m.ncols, m.nnz),
-            DeviceMatrix::Ell(m) => (m.nrows, m.ncols, m.nnz),
-            DeviceMatrix::Hyb(e, c) => (e.nrows, e.ncols, e.nnz + c.nnz),
-            DeviceMatrix::Jds(m) => (m.nrows, m.ncols, m.nnz),
-            DeviceMatrix::Sell(m) => (m.nrows, m.ncols, m.nnz),
+            DeviceMatrix::Hyb(e, c) => (e.dims.nrows, e.dims.ncols, e.dims.nnz + c.dims.nnz),
+            DeviceMatrix::Coo(DevCoo { dims, .. })
+            | DeviceMatrix::Csr(DevCsr { dims, .. })
+            | DeviceMatrix::Ell(DevEll { dims, .. })
+            | DeviceMatrix::Jds(DevJds { dims, .. })
+            | DeviceMatrix::Sell(DevSell { dims, .. }) => (dims.nrows, dims.ncols, dims.nnz),
         }
     }
 
@@ -203,27 +210,18 @@ impl DeviceMatrix {
     }
 }
 
-fn check_shape(nrows: usize, ncols: usize, nnz: usize) -> Result<(), GpuError> {
-    check_i32("nrows", nrows)?;
-    check_i32("ncols", ncols)?;
-    check_i32("nnz", nnz)?;
-    Ok(())
-}
-
 pub(crate) fn upload_csr<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Csr<T, I>,
 ) -> Result<DevCsr, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     let lens = m
         .row_ptr()
         .windows(2)
         .map(|w| w[1].to_usize() - w[0].to_usize());
     let (bin_rows, bins) = crate::plan::csr_bins(lens);
     Ok(DevCsr {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         row_ptr: upload_idx(s, "row_ptr", m.row_ptr())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
@@ -237,13 +235,11 @@ pub(crate) fn upload_csr_as_coo<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Csr<T, I>,
 ) -> Result<DevCoo, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     let row_ptr = narrow_indices("row_ptr", m.row_ptr())?;
     let rows = coo_rows_from_row_ptr(&row_ptr);
     Ok(DevCoo {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         rows: upload_i32(s, &rows)?,
         cols: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
@@ -254,7 +250,7 @@ pub(crate) fn upload_coo<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Coo<T, I>,
 ) -> Result<DevCoo, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     let sorted = m.rows().windows(2).all(|w| w[0] <= w[1]);
     let (rows, cols, vals) = if sorted {
         (
@@ -276,9 +272,7 @@ pub(crate) fn upload_coo<T: Scalar, I: Index>(
         )
     };
     Ok(DevCoo {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         rows,
         cols,
         vals,
@@ -289,16 +283,14 @@ pub(crate) fn upload_ell<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Ell<T, I>,
 ) -> Result<DevEll, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     check_i32("ELL width", m.width())?;
     check_i32(
         "ELL slots (nrows * width)",
         m.nrows().saturating_mul(m.width()),
     )?;
     Ok(DevEll {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         width: m.width(),
         row_nnz: upload_idx(s, "row_nnz", m.row_nnz())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
@@ -310,11 +302,9 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Jds<T, I>,
 ) -> Result<DevJds, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     Ok(DevJds {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         ndiag: m.jd_ptr().len().saturating_sub(1),
         perm: upload_idx(s, "perm", m.perm())?,
         jd_ptr: upload_idx(s, "jd_ptr", m.jd_ptr())?,
@@ -327,13 +317,11 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Sell<T, I>,
 ) -> Result<DevSell, GpuError> {
-    check_shape(m.nrows(), m.ncols(), m.nnz())?;
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     check_i32("SELL slice height", m.slice_height())?;
     check_i32("SELL slots", m.col_idx().len())?;
     Ok(DevSell {
-        nrows: m.nrows(),
-        ncols: m.ncols(),
-        nnz: m.nnz(),
+        dims,
         slice_height: m.slice_height(),
         sigma: m.sigma(),
         nslices: m.slice_width().len(),
@@ -352,11 +340,8 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
     ncols: usize,
     nnz: usize,
 ) -> Result<DevSell, GpuError> {
-    check_shape(m.nrows, ncols, nnz)?;
     Ok(DevSell {
-        nrows: m.nrows,
-        ncols,
-        nnz,
+        dims: Dims::checked(m.nrows, ncols, nnz)?,
         slice_height: m.slice_size,
         sigma: 1,
         nslices: m.slice_width.len(),

@@ -165,41 +165,41 @@ pub(crate) fn prepare<'m>(
     match (kernel, m) {
         (GpuKernel::CooAtomic, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
-            if let Some(d) = threads(c.nnz as u64) {
+            if let Some(d) = threads(c.dims.nnz as u64) {
                 p.main = Some((f(KernelId::Coo, "spmv_coo", None)?, d));
             }
         }
         (GpuKernel::CooSegmented, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
-            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz, dtype.size())) {
+            if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
                 p.main = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
             }
         }
         (GpuKernel::CsrScalar, DeviceMatrix::Csr(c)) => {
-            if let Some(d) = threads(c.nrows as u64) {
+            if let Some(d) = threads(c.dims.nrows as u64) {
                 p.main = Some((f(KernelId::CsrScalar, "spmv_csr_scalar", None)?, d));
             }
         }
         (GpuKernel::CsrVector(lanes), DeviceMatrix::Csr(c)) => {
-            let lanes = lanes.unwrap_or_else(|| plan::csr_vector_lanes(c.nrows, c.nnz));
+            let lanes = lanes.unwrap_or_else(|| plan::csr_vector_lanes(c.dims.nrows, c.dims.nnz));
             if !plan::CSR_VECTOR_LANES.contains(&lanes) {
                 return Err(GpuError::MissingKernel(format!(
                     "spmv_csr_vector with {lanes} lanes"
                 )));
             }
             p.params.insert("lanes".into(), json!(lanes));
-            if let Some(d) = threads(c.nrows as u64 * u64::from(lanes)) {
+            if let Some(d) = threads(c.dims.nrows as u64 * u64::from(lanes)) {
                 let v = format!("l{lanes}");
                 p.main = Some((f(KernelId::CsrVector, "spmv_csr_vector", Some(&v))?, d));
             }
         }
         (GpuKernel::CsrBalanced(chunk), DeviceMatrix::Csr(c)) => {
-            let chunk = chunk.unwrap_or_else(|| plan::balanced_chunk(c.nnz, ctx.sm_count()));
+            let chunk = chunk.unwrap_or_else(|| plan::balanced_chunk(c.dims.nnz, ctx.sm_count()));
             let chunk = (chunk.max(32) / 32) * 32;
             p.chunk = chunk;
             p.zero_y = true;
             p.params.insert("chunk".into(), json!(chunk));
-            if let Some(d) = threads(plan::balanced_warps(c.nnz, chunk) * 32) {
+            if let Some(d) = threads(plan::balanced_warps(c.dims.nnz, chunk) * 32) {
                 p.main = Some((f(KernelId::CsrBalanced, "spmv_csr_balanced", None)?, d));
             }
         }
@@ -221,23 +221,23 @@ pub(crate) fn prepare<'m>(
         }
         (GpuKernel::Ell, DeviceMatrix::Ell(e)) => {
             p.params.insert("width".into(), json!(e.width));
-            if let Some(d) = threads(e.nrows as u64) {
+            if let Some(d) = threads(e.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
             }
         }
         (GpuKernel::Hyb, DeviceMatrix::Hyb(e, c)) => {
             p.params.insert("ell_width".into(), json!(e.width));
-            p.params.insert("coo_entries".into(), json!(c.nnz));
-            if let Some(d) = threads(e.nrows as u64) {
+            p.params.insert("coo_entries".into(), json!(c.dims.nnz));
+            if let Some(d) = threads(e.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
             }
-            if let Some(d) = threads(plan::coo_segmented_threads(c.nnz, dtype.size())) {
+            if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
             }
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
             p.params.insert("diagonals".into(), json!(j.ndiag));
-            if let Some(d) = threads(j.nrows as u64) {
+            if let Some(d) = threads(j.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
             }
         }
@@ -245,7 +245,7 @@ pub(crate) fn prepare<'m>(
             p.params
                 .insert("slice_height".into(), json!(s.slice_height));
             p.params.insert("sigma".into(), json!(s.sigma));
-            if s.nrows > 0 {
+            if s.dims.nrows > 0 {
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", None)?, d));
                 }
@@ -291,7 +291,7 @@ impl Prepared<'_> {
         // Every argument must outlive the launch: bind them first.
         match self.m {
             DeviceMatrix::Coo(c) => {
-                let nnz = c.nnz as i64;
+                let nnz = c.dims.nnz as i64;
                 b.arg(&nnz)
                     .arg(&c.rows.buf)
                     .arg(&c.cols.buf)
@@ -301,8 +301,8 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Csr(c) => {
-                let nrows = c.nrows as i32;
-                let nnz = c.nnz as i64;
+                let nrows = c.dims.nrows as i32;
+                let nnz = c.dims.nnz as i64;
                 let chunk = self.chunk as i32;
                 b.arg(&nrows);
                 if self.chunk > 0 {
@@ -314,7 +314,7 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
-                let nrows = e.nrows as i32;
+                let nrows = e.dims.nrows as i32;
                 let width = e.width as i32;
                 b.arg(&nrows)
                     .arg(&width)
@@ -325,7 +325,7 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Jds(j) => {
-                let nrows = j.nrows as i32;
+                let nrows = j.dims.nrows as i32;
                 let ndiag = j.ndiag as i32;
                 b.arg(&nrows)
                     .arg(&ndiag)
@@ -339,7 +339,7 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Sell(s) => {
-                let nrows = s.nrows as i32;
+                let nrows = s.dims.nrows as i32;
                 let c = s.slice_height as i32;
                 let null: u64 = 0;
                 b.arg(&nrows).arg(&c);
@@ -356,7 +356,7 @@ impl Prepared<'_> {
             }
         }
         if let (Some((func, dims)), DeviceMatrix::Hyb(_, c)) = (&self.tail, self.m) {
-            let nnz = c.nnz as i64;
+            let nnz = c.dims.nnz as i64;
             let mut b = stream.launch_builder(func);
             b.arg(&nnz)
                 .arg(&c.rows.buf)

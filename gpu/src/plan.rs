@@ -185,14 +185,18 @@ mod tests {
 
     #[test]
     fn lanes_follow_mean_row_length() {
-        assert_eq!(csr_vector_lanes(0, 0), 2);
-        assert_eq!(csr_vector_lanes(10, 0), 2);
-        assert_eq!(csr_vector_lanes(10, 10), 2);
-        assert_eq!(csr_vector_lanes(100, 300), 4);
-        assert_eq!(csr_vector_lanes(100, 500), 8); // 2D Laplacian
-        assert_eq!(csr_vector_lanes(100, 1600), 16); // uniform 16/row
-        assert_eq!(csr_vector_lanes(100, 2700), 32); // 3D 27-point
-        assert_eq!(csr_vector_lanes(1, 100_000), 32);
+        for (rows, nnz, lanes) in [
+            (0, 0, 2),
+            (10, 0, 2),
+            (10, 10, 2),
+            (100, 300, 4),
+            (100, 500, 8),   // 2D Laplacian
+            (100, 1600, 16), // uniform 16/row
+            (100, 2700, 32), // 3D 27-point
+            (1, 100_000, 32),
+        ] {
+            assert_eq!(csr_vector_lanes(rows, nnz), lanes, "{rows} rows, {nnz} nnz");
+        }
         for n in 1..200 {
             assert!(CSR_VECTOR_LANES.contains(&csr_vector_lanes(7, n)));
         }
@@ -212,12 +216,9 @@ mod tests {
 
     #[test]
     fn bins() {
-        assert_eq!(binned_lanes(0), 1);
-        assert_eq!(binned_lanes(2), 1);
-        assert_eq!(binned_lanes(3), 2);
-        assert_eq!(binned_lanes(16), 8);
-        assert_eq!(binned_lanes(64), 32);
-        assert_eq!(binned_lanes(100_000), 32);
+        for (len, lanes) in [(0, 1), (2, 1), (3, 2), (16, 8), (64, 32), (100_000, 32)] {
+            assert_eq!(binned_lanes(len), lanes, "row length {len}");
+        }
         let lens = [5usize, 0, 70, 1, 6, 3];
         let (rows, bins) = csr_bins(lens.iter().copied());
         assert_eq!(bins, vec![(1, 0, 2), (2, 2, 1), (4, 3, 2), (32, 5, 1)]);

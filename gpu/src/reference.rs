@@ -55,10 +55,23 @@ pub fn spmv_csr_vector<T: Scalar, I: Index>(
     x: &[T],
 ) -> Vec<f64> {
     let lanes = lanes.max(1);
+    lane_sums(row_ptr, col_idx, vals, x, |_| lanes)
+}
+
+/// Every row summed in `lanes_of(row length)` lanes: lane `l` sums entries
+/// `l, l + lanes, ...` of the row, then the lanes are added.
+fn lane_sums<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    lanes_of: impl Fn(usize) -> usize,
+) -> Vec<f64> {
     let nrows = row_ptr.len().saturating_sub(1);
     (0..nrows)
         .map(|i| {
             let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+            let lanes = lanes_of(e - s);
             (0..lanes)
                 .map(|l| {
                     (s + l..e)
@@ -81,21 +94,9 @@ pub fn spmv_csr_binned<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
-    let nrows = row_ptr.len().saturating_sub(1);
-    (0..nrows)
-        .map(|i| {
-            let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
-            let lanes = crate::plan::binned_lanes(e - s) as usize;
-            (0..lanes)
-                .map(|l| {
-                    (s + l..e)
-                        .step_by(lanes)
-                        .map(|k| vals[k].re() * x[col_idx[k].to_usize()].re())
-                        .sum::<f64>()
-                })
-                .sum()
-        })
-        .collect()
+    lane_sums(row_ptr, col_idx, vals, x, |len| {
+        crate::plan::binned_lanes(len) as usize
+    })
 }
 
 /// Warp segmented inclusive scan over 32 lanes (as in `common.cuh`).
@@ -190,6 +191,13 @@ pub fn spmv_coo<T: Scalar, I: Index>(rows: &[I], cols: &[I], vals: &[T], x: &[T]
     }
 }
 
+/// The last row `r` in `lo..=hi` with `row_ptr[r] <= k`, by binary search
+/// (`row_ptr` is non-decreasing and `row_ptr[lo] <= k`).
+fn last_row_at<I: Index>(row_ptr: &[I], lo: usize, hi: usize, k: usize) -> usize {
+    let below = row_ptr[lo..=hi].partition_point(|p| p.to_usize() <= k);
+    lo + below.saturating_sub(1)
+}
+
 /// Reference of `spmv_csr_balanced_<t>`: equal chunks of `chunk` entries per
 /// warp, 32-entry tiles (rows found by binary lifting over 32 row ends, with
 /// a binary-search fallback past runs of empty rows), a carry between tiles, direct stores for rows inside
@@ -209,17 +217,7 @@ pub fn spmv_csr_balanced<T: Scalar, I: Index>(
     let rp = |r: usize| row_ptr[r].to_usize();
     for begin in (0..nnz).step_by(chunk) {
         let end = (begin + chunk).min(nnz);
-        // last r with row_ptr[r] <= begin
-        let (mut lo, mut hi) = (0usize, nrows);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if rp(mid) <= begin {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let mut row_cur = lo;
+        let mut row_cur = last_row_at(row_ptr, 0, nrows, begin);
         let (mut carry_row, mut carry) = (-1i64, 0f64);
         for tile in (begin..end).step_by(32) {
             let mut keys = [nrows as i64; 32];
@@ -254,16 +252,7 @@ pub fn spmv_csr_balanced<T: Scalar, I: Index>(
                     let mut r = row_cur + lo;
                     let mut end_r = elo;
                     if lo == 32 {
-                        let (mut a, mut b) = (row_cur + 32, nrows - 1);
-                        while a < b {
-                            let mid = a + (b - a).div_ceil(2);
-                            if rp(mid) <= k {
-                                a = mid;
-                            } else {
-                                b = mid - 1;
-                            }
-                        }
-                        r = a;
+                        r = last_row_at(row_ptr, row_cur + 32, nrows - 1, k);
                         end_r = rp(r + 1);
                     }
                     r_of[lane] = r;
@@ -338,12 +327,10 @@ pub fn spmv_jds<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
-    let mut y = vec![0f64; nrows];
-    let ndiag = jd_ptr.len().saturating_sub(1);
     let dlen = |d: usize| jd_ptr[d + 1].to_usize() - jd_ptr[d].to_usize();
-    for p in 0..nrows {
+    scatter_rows(nrows, Some(perm), |p| {
         // row length: diagonals longer than p (binary search, as the kernel)
-        let (mut lo, mut hi) = (0usize, ndiag);
+        let (mut lo, mut hi) = (0usize, jd_ptr.len().saturating_sub(1));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if dlen(mid) > p {
@@ -357,7 +344,20 @@ pub fn spmv_jds<T: Scalar, I: Index>(
             let idx = start.to_usize() + p;
             sum += vals[idx].re() * x[col_idx[idx].to_usize()].re();
         }
-        y[perm[p].to_usize()] = sum;
+        sum
+    })
+}
+
+/// `y[perm[p]]` (or `y[p]` without a permutation) set to `row_sum(p)` for
+/// every sorted position `p` in `0..nrows`.
+fn scatter_rows<I: Index>(
+    nrows: usize,
+    perm: Option<&[I]>,
+    row_sum: impl Fn(usize) -> f64,
+) -> Vec<f64> {
+    let mut y = vec![0f64; nrows];
+    for p in 0..nrows {
+        y[perm.map_or(p, |pm| pm[p].to_usize())] = row_sum(p);
     }
     y
 }
@@ -378,8 +378,7 @@ pub fn spmv_sell<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
-    let mut y = vec![0f64; nrows];
-    for p in 0..nrows {
+    scatter_rows(nrows, perm, |p| {
         let (k, r) = (p / c, p % c);
         let base = slice_ptr[k].to_usize() + r;
         let mut sum = 0f64;
@@ -390,10 +389,8 @@ pub fn spmv_sell<T: Scalar, I: Index>(
                 sum += vals[idx].re() * x[col.to_usize()].re();
             }
         }
-        let row = perm.map_or(p, |pm| pm[p].to_usize());
-        y[row] = sum;
-    }
-    y
+        sum
+    })
 }
 
 /// `||y - y_ref|| / ||y_ref||` (2-norms); the absolute error when `y_ref` is
