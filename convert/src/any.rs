@@ -72,8 +72,8 @@ pub fn from_csr<T: Scalar, I: Index>(
 /// use sparsetool_convert::to_layout;
 /// use sparsetool_formats::{Csr, Layout};
 /// let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0]).unwrap();
-/// let m = to_layout(&a, &Layout::Ell { width: 3 }).unwrap();
-/// assert_eq!(m.kind().name(), "ell");
+/// let m = to_layout(&a, &Layout::Ell { width: 2 }).unwrap();
+/// assert_eq!((m.kind().name(), m.nnz()), ("ell", 3));
 /// ```
 pub fn to_layout<T: Scalar, I: Index>(
     a: &Csr<T, I>,

@@ -126,15 +126,17 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
                 coo_entries(m.coo(), &mut f);
             }
             MatrixRef::Jds(m) => {
-                let (perm, ptr) = (m.perm(), m.jd_ptr());
-                for d in 0..m.num_diagonals() {
-                    let s = ptr[d].to_usize();
-                    for p in 0..m.diagonal_len(d) {
-                        f(
-                            perm[p].to_usize(),
-                            m.col_idx()[s + p].to_usize(),
-                            m.values()[s + p],
-                        );
+                // Diagonal d holds entry d of each of its rows, rows in
+                // `perm` order: `jd_ptr[d]..jd_ptr[d + 1]`.
+                for w in m.jd_ptr().windows(2) {
+                    let (s, e) = (w[0].to_usize(), w[1].to_usize());
+                    for ((r, c), &v) in m
+                        .perm()
+                        .iter()
+                        .zip(&m.col_idx()[s..e])
+                        .zip(&m.values()[s..e])
+                    {
+                        f(r.to_usize(), c.to_usize(), v);
                     }
                 }
             }

@@ -31,13 +31,14 @@ use crate::device_matrix::{
     upload_csr, upload_csr_as_coo, upload_ell, upload_idx, upload_jds, upload_sell,
     upload_sliced_ell, upload_vals, DevVals, DeviceMatrix,
 };
-use crate::kernels::{kernel_name, DType, KernelId};
+use crate::kernels::{kernel_name, kernel_precision, KernelId};
 use crate::launch::{self, GpuKernel};
 use crate::layout::{narrow_indices, sliced_ell_from_csr};
 use crate::plan::{self, BYTES_MODEL};
 use crate::reference::{rel_error, spmv_ref, tolerance};
 use crate::spmv::{download, nan};
 use crate::GpuError;
+use sparsetool_formats::Precision;
 
 /// What to benchmark and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -391,7 +392,7 @@ fn gather_floor<T: Scalar, I: Index>(
     opts: &BenchOptions,
     a: &Csr<T, I>,
     x: &DevVals,
-    dtype: DType,
+    dtype: Precision,
 ) -> Result<Option<f64>, GpuError> {
     let nnz = a.nnz();
     if nnz == 0 {
@@ -494,7 +495,7 @@ pub fn bench<T: Scalar, I: Index>(
     a: &Csr<T, I>,
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
-    let dtype = DType::of::<T>("csr")?;
+    let dtype = kernel_precision::<T>("csr")?;
     ctx.load_all()?;
     let copy_gbps = copy_bandwidth(ctx, opts.copy_bytes, opts.reps)?;
     let (nrows, ncols, nnz) = (a.nrows(), a.ncols(), a.nnz());

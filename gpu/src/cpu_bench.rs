@@ -11,7 +11,7 @@ use sparsetool_convert::{from_csr, AnyMatrix};
 use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
 
 use crate::bench::{BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
-use crate::kernels::DType;
+use crate::kernels::kernel_precision;
 use crate::reference::{rel_error, spmv_ref, tolerance};
 use crate::GpuError;
 
@@ -31,7 +31,7 @@ pub fn cpu_bench<T: Scalar, I: Index>(
     csr: &Csr<T, I>,
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
-    let dtype = DType::of::<T>("csr")?;
+    let dtype = kernel_precision::<T>("csr")?;
     let reps = opts.reps.max(1);
     let x: Vec<T> = random_x(csr.ncols(), opts.seed);
     let y_ref = spmv_ref(csr, &x);

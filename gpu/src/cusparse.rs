@@ -17,8 +17,9 @@ use serde_json::{json, Map, Value};
 
 use crate::context::GpuContext;
 use crate::device_matrix::{DevVals, DeviceMatrix};
-use crate::kernels::DType;
+
 use crate::GpuError;
+use sparsetool_formats::Precision;
 
 /// A cuSPARSE SpMV algorithm on one of its formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -168,25 +169,25 @@ impl Drop for DnVec {
 }
 
 /// `alpha = 1` and `beta = 0`, as host pointers to the value type.
-fn one_zero(d: DType) -> (*const c_void, *const c_void) {
+fn one_zero(d: Precision) -> (*const c_void, *const c_void) {
     static F32: [f32; 2] = [1.0, 0.0];
     static F64: [f64; 2] = [1.0, 0.0];
     match d {
-        DType::F32 => (
+        Precision::F32 => (
             std::ptr::from_ref(&F32[0]).cast(),
             std::ptr::from_ref(&F32[1]).cast(),
         ),
-        DType::F64 => (
+        Precision::F64 => (
             std::ptr::from_ref(&F64[0]).cast(),
             std::ptr::from_ref(&F64[1]).cast(),
         ),
     }
 }
 
-fn value_type(d: DType) -> cudaDataType {
+fn value_type(d: Precision) -> cudaDataType {
     match d {
-        DType::F32 => cudaDataType::CUDA_R_32F,
-        DType::F64 => cudaDataType::CUDA_R_64F,
+        Precision::F32 => cudaDataType::CUDA_R_32F,
+        Precision::F64 => cudaDataType::CUDA_R_64F,
     }
 }
 
@@ -200,7 +201,7 @@ pub(crate) struct Prepared<'a> {
     /// The output vector the descriptor points at.
     pub y_out: DevVals,
     alg: CusparseAlg,
-    dtype: DType,
+    dtype: Precision,
     mat: SpMat,
     x: DnVec,
     y: DnVec,
@@ -221,7 +222,7 @@ pub(crate) fn prepare<'a>(
     handle: &'a Handle,
     alg: CusparseAlg,
     m: &'a DeviceMatrix,
-    dtype: DType,
+    dtype: Precision,
     x: &'a DevVals,
     mut y: DevVals,
 ) -> Result<Prepared<'a>, GpuError> {

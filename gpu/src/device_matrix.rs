@@ -2,14 +2,14 @@
 //!
 //! Index arrays become 32-bit (`i32`) device arrays: borrowed without a copy
 //! when the host uses `i32`, narrowed (with an overflow check) when it uses
-//! `i64`. Value arrays are uploaded as raw bytes and typed by [`DType`].
+//! `i64`. Value arrays are uploaded as raw bytes and typed by [`Precision`].
 
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Index, Jds, Scalar, Sell};
 
-use crate::kernels::DType;
 use crate::layout::{check_i32, coo_rows_from_row_ptr, narrow_indices, SlicedEllHost};
 use crate::GpuError;
+use sparsetool_formats::Precision;
 
 use sparsetool_formats::MatrixRef;
 
@@ -187,7 +187,7 @@ impl DeviceMatrix {
 
     /// Bytes of the stored arrays on the device (the matrix term of the
     /// minimum-bytes model).
-    pub fn matrix_bytes(&self, dtype: DType) -> u64 {
+    pub fn matrix_bytes(&self, dtype: Precision) -> u64 {
         let v = |d: &DevVals| d.len as u64 * dtype.size() as u64;
         let coo = |m: &DevCoo| idx_bytes(&m.rows) + idx_bytes(&m.cols) + v(&m.vals);
         let ell = |m: &DevEll| idx_bytes(&m.row_nnz) + idx_bytes(&m.col_idx) + v(&m.vals);

@@ -6,6 +6,7 @@
 //! are `spmv_<format>_<f32|f64>[_<variant>]`, built by [`kernel_name`].
 
 use cudarc::nvrtc::{CompileOptions, Ptx};
+use sparsetool_formats::Precision;
 
 use crate::GpuError;
 
@@ -107,56 +108,29 @@ impl KernelId {
     }
 }
 
-/// Value type of a GPU kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DType {
-    /// 32-bit float.
-    F32,
-    /// 64-bit float.
-    F64,
-}
-
-impl DType {
-    /// `f32` or `f64`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-        }
+/// The precision a GPU kernel runs `T` in: the kernels are real, so a
+/// complex `T` is refused.
+///
+/// # Errors
+/// [`GpuError::Unsupported`] for complex types (`format` names the caller's
+/// format).
+pub fn kernel_precision<T: sparsetool_formats::Scalar>(
+    format: &str,
+) -> Result<Precision, GpuError> {
+    if T::IS_COMPLEX {
+        return Err(GpuError::Unsupported {
+            format: format.to_string(),
+            dtype: T::NAME,
+        });
     }
-
-    /// Bytes per value.
-    #[must_use]
-    pub fn size(self) -> usize {
-        match self {
-            DType::F32 => 4,
-            DType::F64 => 8,
-        }
-    }
-
-    /// The GPU value type of `T`.
-    ///
-    /// # Errors
-    /// [`GpuError::Unsupported`] for complex types (`format` names the caller's
-    /// format).
-    pub fn of<T: sparsetool_formats::Scalar>(format: &str) -> Result<Self, GpuError> {
-        match T::NAME {
-            "f32" if !T::IS_COMPLEX && std::mem::size_of::<T>() == 4 => Ok(DType::F32),
-            "f64" if !T::IS_COMPLEX && std::mem::size_of::<T>() == 8 => Ok(DType::F64),
-            other => Err(GpuError::Unsupported {
-                format: format.to_string(),
-                dtype: other,
-            }),
-        }
-    }
+    Ok(Precision::of::<T>())
 }
 
 /// Kernel symbol for a base name, a value type and an optional variant:
 /// `kernel_name("spmv_ell", F32, None)` is `spmv_ell_f32`,
 /// `kernel_name("spmv_csr_vector", F64, Some("l8"))` is `spmv_csr_vector_f64_l8`.
 #[must_use]
-pub fn kernel_name(base: &str, dtype: DType, variant: Option<&str>) -> String {
+pub fn kernel_name(base: &str, dtype: Precision, variant: Option<&str>) -> String {
     match variant {
         Some(v) => format!("{base}_{}_{v}", dtype.name()),
         None => format!("{base}_{}", dtype.name()),
@@ -262,14 +236,17 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(kernel_name("spmv_ell", DType::F32, None), "spmv_ell_f32");
         assert_eq!(
-            kernel_name("spmv_csr_vector", DType::F64, Some("l8")),
+            kernel_name("spmv_ell", Precision::F32, None),
+            "spmv_ell_f32"
+        );
+        assert_eq!(
+            kernel_name("spmv_csr_vector", Precision::F64, Some("l8")),
             "spmv_csr_vector_f64_l8"
         );
-        assert_eq!(DType::of::<f32>("csr").ok(), Some(DType::F32));
+        assert_eq!(kernel_precision::<f32>("csr").ok(), Some(Precision::F32));
         assert!(matches!(
-            DType::of::<sparsetool_formats::Complex64>("csr"),
+            kernel_precision::<sparsetool_formats::Complex64>("csr"),
             Err(GpuError::Unsupported { dtype: "c128", .. })
         ));
     }

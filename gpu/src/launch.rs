@@ -7,9 +7,10 @@ use sparsetool_formats::FormatKind;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{DevVals, DeviceMatrix};
-use crate::kernels::{kernel_name, DType, KernelId};
+use crate::kernels::{kernel_name, KernelId};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
+use sparsetool_formats::Precision;
 
 /// One of our SpMV kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -147,7 +148,7 @@ pub(crate) fn prepare<'m>(
     ctx: &GpuContext,
     kernel: GpuKernel,
     m: &'m DeviceMatrix,
-    dtype: DType,
+    dtype: Precision,
 ) -> Result<Prepared<'m>, GpuError> {
     let mut p = Prepared {
         m,

@@ -63,7 +63,7 @@ pub use context::{driver_available, GpuContext};
 pub use cpu_bench::{cpu_bench, CPU_BYTES_MODEL};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use error::GpuError;
-pub use kernels::{DType, KernelId};
+pub use kernels::{kernel_precision, KernelId};
 pub use launch::GpuKernel;
 pub use measure::{measure, top_layouts, MeasureOutcome, Measured};
 pub use spmv::{spmv_gpu, spmv_gpu_with};

@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 use sparsetool_formats::{Csr, Index, Scalar};
 
-use crate::kernels::DType;
+use sparsetool_formats::Precision;
 
 /// `y = A x` in `f64` (values and `x` widened before multiplying).
 #[must_use]
@@ -422,10 +422,10 @@ pub fn rel_error<T: Scalar>(y: &[T], y_ref: &[f64]) -> f64 {
 /// tolerance is `1e-4` for `f32` and `1e-12` for `f64` up to rows of 64
 /// entries, scaled by `sqrt(L / 64)` for longer rows.
 #[must_use]
-pub fn tolerance(dtype: DType, max_row_len: usize) -> f64 {
+pub fn tolerance(dtype: Precision, max_row_len: usize) -> f64 {
     let base = match dtype {
-        DType::F32 => 1e-4,
-        DType::F64 => 1e-12,
+        Precision::F32 => 1e-4,
+        Precision::F64 => 1e-12,
     };
     base * (max_row_len as f64 / 64.0).sqrt().max(1.0)
 }
@@ -574,8 +574,8 @@ mod tests {
         assert!(rel_error(&[1.0f32], &[1.0, 2.0]).is_infinite());
         assert!((rel_error(&[0.5f64], &[0.0]) - 0.5).abs() < 1e-15);
         assert_eq!(rel_error::<f32>(&[], &[]), 0.0);
-        assert_eq!(tolerance(DType::F32, 5), 1e-4);
-        assert_eq!(tolerance(DType::F64, 64), 1e-12);
-        assert!((tolerance(DType::F32, 6400) - 1e-3).abs() < 1e-15);
+        assert_eq!(tolerance(Precision::F32, 5), 1e-4);
+        assert_eq!(tolerance(Precision::F64, 64), 1e-12);
+        assert!((tolerance(Precision::F32, 6400) - 1e-3).abs() < 1e-15);
     }
 }

@@ -4,7 +4,7 @@ use sparsetool_formats::{Index, Scalar};
 
 use crate::context::GpuContext;
 use crate::device_matrix::{upload, upload_vals, DevVals};
-use crate::kernels::DType;
+use crate::kernels::kernel_precision;
 use crate::launch::{prepare, GpuKernel};
 use crate::GpuError;
 use sparsetool_formats::MatrixRef;
@@ -36,7 +36,7 @@ pub fn spmv_gpu_with<T: Scalar, I: Index>(
     x: &[T],
     kernel: GpuKernel,
 ) -> Result<Vec<T>, GpuError> {
-    let dtype = DType::of::<T>(a.kind().name())?;
+    let dtype = kernel_precision::<T>(a.kind().name())?;
     if kernel.format() != a.kind() {
         return Err(GpuError::KernelMismatch {
             kernel: kernel.name(),

@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 use sparsetool_analyze::bench::{random_x, SplitMix64};
 use sparsetool_convert::HybWidth;
 use sparsetool_fixtures::seed;
-use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Scalar, Sell};
+use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Precision, Scalar, Sell};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
-    bench, driver_available, spmv_gpu, spmv_gpu_with, BenchOptions, DType, GpuContext, GpuError,
-    GpuKernel,
+    bench, driver_available, spmv_gpu, spmv_gpu_with, BenchOptions, GpuContext, GpuError, GpuKernel,
 };
 
 fn require_gpu() -> bool {
@@ -392,7 +391,7 @@ fn check_kernel<T: Scalar, I: Index>(
     name: &str,
     a: &Csr<T, I>,
     kernel: GpuKernel,
-    dtype: DType,
+    dtype: Precision,
 ) -> Vec<String> {
     let x: Vec<T> = x_for(a.ncols(), 0xabc ^ a.nnz() as u64);
     let y_ref = spmv_ref(a, &x);
@@ -480,7 +479,7 @@ fn check_kernel<T: Scalar, I: Index>(
 
 fn run_all<T: Scalar, I: Index>(
     run: &Runner<'_, T, I>,
-    dtype: DType,
+    dtype: Precision,
     matrices: &[(String, Csr<f64, i32>)],
 ) -> Vec<String> {
     let mut fails = Vec::new();
@@ -509,7 +508,7 @@ fn every_kernel_f32() {
     let Some(ctx) = ctx() else { return };
     report(&run_all::<f32, i32>(
         &*gpu_runner(&ctx),
-        DType::F32,
+        Precision::F32,
         &all_matrices(),
     ));
 }
@@ -519,7 +518,7 @@ fn every_kernel_f64() {
     let Some(ctx) = ctx() else { return };
     report(&run_all::<f64, i32>(
         &*gpu_runner(&ctx),
-        DType::F64,
+        Precision::F64,
         &all_matrices(),
     ));
 }
@@ -529,7 +528,7 @@ fn every_kernel_i64_indices() {
     let Some(ctx) = ctx() else { return };
     report(&run_all::<f64, i64>(
         &*gpu_runner(&ctx),
-        DType::F64,
+        Precision::F64,
         &builtin_matrices(),
     ));
 }
@@ -539,10 +538,10 @@ fn every_kernel_i64_indices() {
 #[test]
 fn cpu_twins_of_every_kernel() {
     let m = all_matrices();
-    report(&run_all::<f64, i32>(&*cpu_runner(), DType::F64, &m));
+    report(&run_all::<f64, i32>(&*cpu_runner(), Precision::F64, &m));
     report(&run_all::<f32, i64>(
         &*cpu_runner(),
-        DType::F32,
+        Precision::F32,
         &builtin_matrices(),
     ));
 }
