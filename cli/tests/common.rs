@@ -38,28 +38,5 @@ pub fn ok(args: &[&str]) -> String {
     stdout(&o)
 }
 
-/// A Python with numpy and scipy: `SPARSETOOL_PYTHON`, else `.venv/bin/python`.
-/// `None` (and a printed SKIPPED line) when there is none, unless
-/// `SPARSETOOL_REQUIRE_PYTHON=1`, which makes that a failure.
-pub fn python() -> Option<PathBuf> {
-    let candidates: Vec<PathBuf> = std::env::var_os("SPARSETOOL_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root().join(".venv/bin/python")])
-        .collect();
-    for p in candidates {
-        let ok = Command::new(&p)
-            .args(["-c", "import numpy, scipy"])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false);
-        if ok {
-            return Some(p);
-        }
-    }
-    if std::env::var("SPARSETOOL_REQUIRE_PYTHON").as_deref() == Ok("1") {
-        panic!("SPARSETOOL_REQUIRE_PYTHON=1 but no python with numpy+scipy was found");
-    }
-    println!("SKIPPED: no python with scipy (set SPARSETOOL_PYTHON or run scripts/test.sh)");
-    None
-}
+#[allow(unused_imports)] // not every test crate runs the interop checks
+pub use sparsetool_fixtures::support::python;

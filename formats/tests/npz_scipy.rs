@@ -6,6 +6,7 @@
 //! Without a Python that has SciPy the tests print a `SKIPPED` line and
 //! pass, unless `SPARSETOOL_REQUIRE_PYTHON=1` is set.
 
+use sparsetool_fixtures::support::python;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -13,36 +14,6 @@ use std::process::Command;
 
 use sparsetool_formats::npz::{read_npy, read_npz, write_coo, write_csr, write_npy, NpzArchive};
 use sparsetool_formats::{AnyMatrix, Complex64, Coo, Csr, Index, Scalar};
-
-fn python() -> Option<PathBuf> {
-    let candidate = match std::env::var_os("SPARSETOOL_PYTHON") {
-        Some(p) => PathBuf::from(p),
-        None => {
-            let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-            if venv.exists() {
-                venv
-            } else {
-                PathBuf::from("python3")
-            }
-        }
-    };
-    let ok = Command::new(&candidate)
-        .args(["-c", "import scipy.sparse, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if ok {
-        return Some(candidate);
-    }
-    if std::env::var("SPARSETOOL_REQUIRE_PYTHON").as_deref() == Ok("1") {
-        panic!(
-            "SPARSETOOL_REQUIRE_PYTHON=1 but {} cannot import scipy",
-            candidate.display()
-        );
-    }
-    println!("SKIPPED: no python with scipy (set SPARSETOOL_PYTHON)");
-    None
-}
 
 fn scratch(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -1,6 +1,7 @@
 //! `.spb` round trips for every format and crafted-corruption tests.
 
 use sparsetool_fixtures::seed;
+use sparsetool_fixtures::support::{put_u64, spb_entry, spb_reseal, spb_sections, u64_at};
 use sparsetool_formats::binary::{
     write_spb, SpbError, SpbErrorKind, SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
 };
@@ -117,38 +118,10 @@ fn empty_matrix_round_trips() {
 
 // ---- helpers to craft corrupt files that still pass the checksums ----
 
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
-}
-fn put_u64(b: &mut [u8], o: usize, v: u64) {
-    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn nsections(b: &[u8]) -> usize {
-    u32::from_le_bytes(b[28..32].try_into().unwrap()) as usize
-}
-fn entry(i: usize) -> usize {
-    HEADER_SIZE + i * ENTRY_SIZE
-}
-/// Recomputes section checksums, the table checksum and the header checksum.
-fn reseal(b: &mut [u8]) {
-    let n = nsections(b);
-    for i in 0..n {
-        let e = entry(i);
-        let (off, len) = (u64_at(b, e + 32) as usize, u64_at(b, e + 40) as usize);
-        if off + len <= b.len() {
-            let h = sparsetool_formats::binary::section_checksum(&b[off..off + len]);
-            put_u64(b, e + 48, h);
-        }
-    }
-    let t = xxhash_rust::xxh3::xxh3_64(&b[HEADER_SIZE..HEADER_SIZE + n * ENTRY_SIZE]);
-    put_u64(b, 96, t);
-    let h = xxhash_rust::xxh3::xxh3_64(&b[..120]);
-    put_u64(b, 120, h);
-}
 fn section_index(b: &[u8], name: &str) -> usize {
-    (0..nsections(b))
+    (0..spb_sections(b))
         .find(|&i| {
-            let e = entry(i);
+            let e = spb_entry(i);
             let raw = &b[e..e + 16];
             let end = raw.iter().position(|&c| c == 0).unwrap_or(16);
             &raw[..end] == name.as_bytes()
@@ -156,7 +129,7 @@ fn section_index(b: &[u8], name: &str) -> usize {
         .unwrap()
 }
 fn section_data_offset(b: &[u8], name: &str) -> usize {
-    u64_at(b, entry(section_index(b, name)) + 32) as usize
+    u64_at(b, spb_entry(section_index(b, name)) + 32) as usize
 }
 /// Asserts that `r` is an error of kind `SpbErrorKind::$kind` whose message
 /// contains `$words`.
@@ -215,28 +188,28 @@ fn c05_header_bit_flip() {
 fn c06_unknown_major_version() {
     let mut b = csr_bytes();
     b[8] = 2;
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Header, "major version 2");
 }
 #[test]
 fn c07_bad_endian_marker() {
     let mut b = csr_bytes();
     b[12..16].copy_from_slice(&0x0102_0304u32.to_be_bytes());
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Header, "endianness");
 }
 #[test]
 fn c08_unknown_format_tag() {
     let mut b = csr_bytes();
     b[20] = 9;
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Header, "unknown format tag 9");
 }
 #[test]
 fn c09_bad_value_dtype() {
     let mut b = csr_bytes();
     b[24] = 5; // int32 is not a value type
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Header, "value dtype");
 }
 #[test]
@@ -279,35 +252,35 @@ fn c13_table_bit_flip() {
 #[test]
 fn c14_offset_past_end() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "values"));
+    let e = spb_entry(section_index(&b, "values"));
     put_u64(&mut b, e + 32, 1 << 20);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Truncated, "past the end");
 }
 #[test]
 fn c15_unaligned_offset() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "values"));
+    let e = spb_entry(section_index(&b, "values"));
     let off = u64_at(&b, e + 32);
     put_u64(&mut b, e + 32, off + 8);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Section, "aligned");
 }
 #[test]
 fn c16_byte_length_disagrees_with_count() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "col_idx"));
+    let e = spb_entry(section_index(&b, "col_idx"));
     put_u64(&mut b, e + 24, 9);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Section, "bytes for 9");
 }
 #[test]
 fn c17_huge_declared_length() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "values"));
+    let e = spb_entry(section_index(&b, "values"));
     put_u64(&mut b, e + 24, 1 << 62);
     put_u64(&mut b, e + 40, (1u64 << 62).wrapping_mul(8));
-    reseal(&mut b);
+    spb_reseal(&mut b);
     let text = err_text(load(&b));
     assert!(text.contains("section `values`"), "{text}");
 }
@@ -315,17 +288,17 @@ fn c17_huge_declared_length() {
 fn c18_overlapping_sections() {
     let mut b = csr_bytes();
     let v = section_data_offset(&b, "col_idx");
-    let e = entry(section_index(&b, "values"));
+    let e = spb_entry(section_index(&b, "values"));
     put_u64(&mut b, e + 32, v as u64);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Section, "overlap");
 }
 #[test]
 fn c19_duplicate_section_name() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "col_idx"));
+    let e = spb_entry(section_index(&b, "col_idx"));
     b[e..e + 16].copy_from_slice(b"row_ptr\0\0\0\0\0\0\0\0\0");
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Section, "appears twice");
 }
 #[test]
@@ -360,7 +333,7 @@ fn c22_non_monotone_pointer() {
     let mut b = csr_bytes();
     let o = section_data_offset(&b, "row_ptr");
     b[o + 8..o + 12].copy_from_slice(&1i32.to_le_bytes()); // [0,2,1,7,8]
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Invalid, "decreases");
 }
 #[test]
@@ -368,22 +341,22 @@ fn c23_invalid_permutation() {
     let mut b = bytes_of(MatrixRef::Jds(&jds_b()));
     let o = section_data_offset(&b, "perm");
     b[o..o + 4].copy_from_slice(&0i32.to_le_bytes()); // perm [0,0,2,3]
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Invalid, "permutation");
 }
 #[test]
 fn c24_missing_section() {
     let mut b = csr_bytes();
-    let e = entry(section_index(&b, "values"));
+    let e = spb_entry(section_index(&b, "values"));
     b[e..e + 16].copy_from_slice(b"vals\0\0\0\0\0\0\0\0\0\0\0\0");
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Section, "no `values` section");
 }
 #[test]
 fn c25_header_nnz_disagrees() {
     let mut b = csr_bytes();
     put_u64(&mut b, 48, 7);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Mismatch, "nnz");
 }
 #[test]
@@ -392,7 +365,7 @@ fn c26_bad_ell_padding() {
     let o = section_data_offset(&b, "col_idx");
     // slot 2 of row 0 is padding (index 8 in slot-major order): make it a real index
     b[o + 8 * 4..o + 9 * 4].copy_from_slice(&1i32.to_le_bytes());
-    reseal(&mut b);
+    spb_reseal(&mut b);
     let e = err_text(load(&b));
     assert!(e.contains("padding") || e.contains("row 0"), "{e}");
 }
@@ -401,14 +374,14 @@ fn c27_sell_slice_size_mismatch() {
     let mut b = bytes_of(MatrixRef::Sell(&sell_c()));
     let o = section_data_offset(&b, "slice_width");
     b[o..o + 4].copy_from_slice(&2i32.to_le_bytes());
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert!(load(&b).is_err());
 }
 #[test]
 fn c28_hyb_tail_count_disagrees() {
     let mut b = bytes_of(MatrixRef::Hyb(&hyb_b()));
     put_u64(&mut b, 64, 5);
-    reseal(&mut b);
+    spb_reseal(&mut b);
     assert_err!(load(&b), Mismatch, "tail entries");
 }
 /// The error (offset, words of the message) a single-bit flip at byte `i`
@@ -533,7 +506,7 @@ fn c29_rows_checked_while_hashing_across_blocks() {
     let o = section_data_offset(&b, "col_idx");
     let mut bad = b.clone();
     bad[o + 4 * s..o + 4 * s + 4].copy_from_slice(&4999i32.to_le_bytes());
-    reseal(&mut bad);
+    spb_reseal(&mut bad);
     let f = open(&bad).unwrap();
     assert!(!f.csr_structure_checked());
     let err = f.csr_view::<f64, i32>().unwrap_err().to_string();
