@@ -121,11 +121,11 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
             }
             MatrixRef::Jds(m) => {
                 let (perm, ptr) = (m.perm(), m.jd_ptr());
-                for d in 0..m.num_diagonals() {
-                    let s = ptr[d].to_usize();
-                    for p in 0..m.diagonal_len(d) {
+                for w in ptr.windows(2) {
+                    let (s, e) = (w[0].to_usize(), w[1].to_usize());
+                    for (p, r) in perm[..e - s].iter().enumerate() {
                         f(
-                            perm[p].to_usize(),
+                            r.to_usize(),
                             m.col_idx()[s + p].to_usize(),
                             m.values()[s + p],
                         );
