@@ -98,14 +98,14 @@ impl<T: Scalar, I: Index> Csr<T, I> {
     }
 
     accessors! {
+        /// Number of stored entries.
+        nnz = values.len();
         /// Row offsets (`nrows + 1`).
         row_ptr: [I];
         /// Column indices (`nnz`).
         col_idx: [I];
         /// Values (`nnz`).
         values: [T];
-        /// Number of stored entries.
-        nnz = values.len();
         /// Mutable values (the structure stays valid whatever is written).
         values_mut = &mut values: [T];
         /// Hands the arrays back: `(nrows, ncols, row_ptr, col_idx, values)`.

@@ -231,21 +231,17 @@ impl<T: Scalar, I: Index> Sell<T, I> {
             }
         }
         let nnz = lens.iter().sum();
-        // SAFETY: every invariant listed on `Sell` was checked above, and
-        // `nnz` counts the non-padding slots.
-        Ok(unsafe {
-            Self::from_parts_unchecked(
-                nrows,
-                ncols,
-                slice_height,
-                sigma,
-                nnz,
-                perm,
-                slice_ptr,
-                slice_width,
-                col_idx,
-                values,
-            )
+        Ok(Self {
+            nrows,
+            ncols,
+            slice_height,
+            sigma,
+            nnz,
+            perm,
+            slice_ptr,
+            slice_width,
+            col_idx,
+            values,
         })
     }
 

@@ -90,16 +90,17 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
                 val("values", a.values()),
             ],
         ),
-        MatrixRef::Sell(a) => {
-            let sections = vec![
+        MatrixRef::Sell(a) => (
+            a.slice_height(),
+            a.sigma(),
+            vec![
                 ix("perm", a.perm()),
                 ix("slice_ptr", a.slice_ptr()),
                 ix("slice_width", a.slice_width()),
                 ix("col_idx", a.col_idx()),
                 val("values", a.values()),
-            ];
-            (a.slice_height(), a.sigma(), sections)
-        }
+            ],
+        ),
     };
     let fields = HeaderFields {
         format: m.kind(),
