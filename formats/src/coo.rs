@@ -96,28 +96,6 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, rows, cols, values) })
     }
 
-    /// Builds a COO matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Coo`]; kernels index
-    /// arrays with these values without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        rows: Vec<I>,
-        cols: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            rows,
-            cols,
-            values,
-        }
-    }
-
     /// An empty `nrows x ncols` matrix.
     #[must_use]
     pub fn empty(nrows: usize, ncols: usize) -> Self {
@@ -131,6 +109,15 @@ impl<T: Scalar, I: Index> Coo<T, I> {
     }
 
     accessors! {
+        /// Builds a COO matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Coo`]; kernels index
+        /// arrays with these values without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize,
+            rows: Vec<I>, cols: Vec<I>, values: Vec<T>,
+        );
         /// Row indices.
         rows: [I];
         /// Column indices.

@@ -60,28 +60,6 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values) })
     }
 
-    /// Builds a CSR matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Csr`]; SpMV kernels
-    /// index `x` and `values` with these arrays without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        row_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-        }
-    }
-
     /// An empty `nrows x ncols` matrix (all rows empty).
     ///
     /// # Panics
@@ -98,6 +76,15 @@ impl<T: Scalar, I: Index> Csr<T, I> {
     }
 
     accessors! {
+        /// Builds a CSR matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Csr`]; SpMV kernels
+        /// index `x` and `values` with these arrays without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize,
+            row_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
         /// Number of stored entries.
         nnz = values.len();
         /// Row offsets (`nrows + 1`).

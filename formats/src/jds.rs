@@ -130,31 +130,16 @@ impl<T: Scalar, I: Index> Jds<T, I> {
         Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, perm, jd_ptr, col_idx, values) })
     }
 
-    /// Builds a JDS matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Jds`]; SpMV kernels
-    /// rely on them without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        perm: Vec<I>,
-        jd_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            perm,
-            jd_ptr,
-            col_idx,
-            values,
-        }
-    }
-
     accessors! {
+        /// Builds a JDS matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Jds`]; SpMV kernels
+        /// rely on them without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize, perm: Vec<I>,
+            jd_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
         /// Sorted position → original row (`nrows`).
         perm: [I];
         /// Jagged diagonal offsets (`max_row_len + 1`).

@@ -74,7 +74,10 @@ pub fn check_offsets<I: Index>(
 /// - `name: [E];` borrows the `Vec<E>` field `name` as `&[E]`;
 /// - `name = field.len();` returns the length of the `Vec` field `field`;
 /// - `name = &mut field: [E];` borrows the `Vec<E>` field `field` mutably;
-/// - `into_parts(a: A, b: B, ...);` hands the listed fields back as a tuple.
+/// - `into_parts(a: A, b: B, ...);` hands the listed fields back as a tuple;
+/// - `unsafe from_parts_unchecked(a: A, b: B, ...);` the `#[must_use]`
+///   unchecked constructor taking every field (its `# Safety` docs come
+///   from the caller, like every other item's docs).
 ///
 /// Doc comments and attributes written before an item go on its method.
 ///
@@ -84,6 +87,14 @@ pub fn check_offsets<I: Index>(
 /// field's own documentation; a macro writes exactly those methods once.
 macro_rules! accessors {
     (@fields) => {};
+    (@fields $(#[$attr:meta])* unsafe from_parts_unchecked($($part:ident: $ty:ty),* $(,)?); $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub unsafe fn from_parts_unchecked($($part: $ty),*) -> Self {
+            Self { $($part),* }
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
     (@fields $(#[$attr:meta])* $name:ident: usize; $($rest:tt)*) => {
         $(#[$attr])*
         #[inline]

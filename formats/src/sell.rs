@@ -245,41 +245,18 @@ impl<T: Scalar, I: Index> Sell<T, I> {
         })
     }
 
-    /// Builds a SELL-C-σ matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Sell`] and that
-    /// `nnz` is the number of non-padding slots; SpMV kernels rely on them
-    /// without bounds checks.
-    #[allow(clippy::too_many_arguments)]
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        slice_height: usize,
-        sigma: usize,
-        nnz: usize,
-        perm: Vec<I>,
-        slice_ptr: Vec<I>,
-        slice_width: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            slice_height,
-            sigma,
-            nnz,
-            perm,
-            slice_ptr,
-            slice_width,
-            col_idx,
-            values,
-        }
-    }
-
     accessors! {
+        /// Builds a SELL-C-σ matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Sell`] and that
+        /// `nnz` is the number of non-padding slots; SpMV kernels rely on them
+        /// without bounds checks.
+        #[allow(clippy::too_many_arguments)]
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize, slice_height: usize, sigma: usize, nnz: usize,
+            perm: Vec<I>, slice_ptr: Vec<I>, slice_width: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
         /// Number of stored entries (padding excluded).
         nnz: usize;
         /// Slice height C.
