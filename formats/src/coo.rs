@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::pattern::PAR_THRESHOLD;
+use crate::pattern::{accessors, assert_spmv_lens, check_len, PAR_THRESHOLD};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in coordinate (triplet) format.
@@ -68,15 +68,8 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
         let nnz = values.len();
-        for (array, a) in [("rows", rows.len()), ("cols", cols.len())] {
-            if a != nnz {
-                return Err(FormatError::Length {
-                    array,
-                    expected: nnz,
-                    actual: a,
-                });
-            }
-        }
+        check_len("rows", nnz, rows.len())?;
+        check_len("cols", nnz, cols.len())?;
         check_dims::<I>(nrows, ncols, nnz)?;
         let bad = |(&r, &c): (&I, &I)| r.to_usize() >= nrows || c.to_usize() >= ncols;
         let pos = if nnz > PAR_THRESHOLD {
@@ -99,35 +92,8 @@ impl<T: Scalar, I: Index> Coo<T, I> {
                 ncols,
             });
         }
-        Ok(Self {
-            nrows,
-            ncols,
-            rows,
-            cols,
-            values,
-        })
-    }
-
-    /// Builds a COO matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Coo`]; kernels index
-    /// arrays with these values without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        rows: Vec<I>,
-        cols: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            rows,
-            cols,
-            values,
-        }
+        // SAFETY: every invariant listed on `Coo` was checked above.
+        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, rows, cols, values) })
     }
 
     /// An empty `nrows x ncols` matrix.
@@ -142,51 +108,28 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         }
     }
 
-    /// Number of rows.
-    #[inline]
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns.
-    #[inline]
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Number of stored entries (duplicates counted).
-    #[inline]
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.values.len()
-    }
-    /// Row indices.
-    #[inline]
-    #[must_use]
-    pub fn rows(&self) -> &[I] {
-        &self.rows
-    }
-    /// Column indices.
-    #[inline]
-    #[must_use]
-    pub fn cols(&self) -> &[I] {
-        &self.cols
-    }
-    /// Values.
-    #[inline]
-    #[must_use]
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-    /// Mutable values (the structure stays valid whatever is written).
-    #[inline]
-    pub fn values_mut(&mut self) -> &mut [T] {
-        &mut self.values
-    }
-    /// Hands the arrays back: `(nrows, ncols, rows, cols, values)`.
-    #[must_use]
-    pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
-        (self.nrows, self.ncols, self.rows, self.cols, self.values)
+    accessors! {
+        /// Builds a COO matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Coo`]; kernels index
+        /// arrays with these values without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize,
+            rows: Vec<I>, cols: Vec<I>, values: Vec<T>,
+        );
+        /// Row indices.
+        rows: [I];
+        /// Column indices.
+        cols: [I];
+        /// Values.
+        values: [T];
+        /// Number of stored entries (duplicates counted).
+        nnz = values.len();
+        /// Mutable values (the structure stays valid whatever is written).
+        values_mut = &mut values: [T];
+        /// Hands the arrays back: `(nrows, ncols, rows, cols, values)`.
+        into_parts(nrows: usize, ncols: usize, rows: Vec<I>, cols: Vec<I>, values: Vec<T>);
     }
 
     /// Whether entries are sorted by (row, column) with no duplicates.
@@ -201,8 +144,7 @@ impl<T: Scalar, I: Index> Coo<T, I> {
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        assert_eq!(x.len(), self.ncols, "x has the wrong length");
-        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        assert_spmv_lens(x, y, self.nrows, self.ncols);
         y.iter_mut().for_each(|v| *v = T::zero());
         for k in 0..self.nnz() {
             y[self.rows[k].to_usize()] += self.values[k] * x[self.cols[k].to_usize()];

@@ -2,8 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::coo::check_dims;
-use crate::pattern::{check_offsets, check_rows};
+use crate::pattern::{accessors, assert_spmv_lens, check_entry_arrays, check_offsets, check_rows};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in compressed sparse row (CSR) format.
@@ -54,46 +53,11 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
-        let nnz = values.len();
-        check_dims::<I>(nrows, ncols, nnz)?;
-        if col_idx.len() != nnz {
-            return Err(FormatError::Length {
-                array: "col_idx",
-                expected: nnz,
-                actual: col_idx.len(),
-            });
-        }
+        let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
         check_offsets("row_ptr", &row_ptr, nrows + 1, nnz)?;
         check_rows(&row_ptr, &col_idx, ncols)?;
-        Ok(Self {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-        })
-    }
-
-    /// Builds a CSR matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Csr`]; SpMV kernels
-    /// index `x` and `values` with these arrays without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        row_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-        }
+        // SAFETY: every invariant listed on `Csr` was checked above.
+        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values) })
     }
 
     /// An empty `nrows x ncols` matrix (all rows empty).
@@ -111,46 +75,28 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         }
     }
 
-    /// Number of rows.
-    #[inline]
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns.
-    #[inline]
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Number of stored entries.
-    #[inline]
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.values.len()
-    }
-    /// Row offsets (`nrows + 1`).
-    #[inline]
-    #[must_use]
-    pub fn row_ptr(&self) -> &[I] {
-        &self.row_ptr
-    }
-    /// Column indices (`nnz`).
-    #[inline]
-    #[must_use]
-    pub fn col_idx(&self) -> &[I] {
-        &self.col_idx
-    }
-    /// Values (`nnz`).
-    #[inline]
-    #[must_use]
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-    /// Mutable values (the structure stays valid whatever is written).
-    #[inline]
-    pub fn values_mut(&mut self) -> &mut [T] {
-        &mut self.values
+    accessors! {
+        /// Builds a CSR matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Csr`]; SpMV kernels
+        /// index `x` and `values` with these arrays without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize,
+            row_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
+        /// Number of stored entries.
+        nnz = values.len();
+        /// Row offsets (`nrows + 1`).
+        row_ptr: [I];
+        /// Column indices (`nnz`).
+        col_idx: [I];
+        /// Values (`nnz`).
+        values: [T];
+        /// Mutable values (the structure stays valid whatever is written).
+        values_mut = &mut values: [T];
+        /// Hands the arrays back: `(nrows, ncols, row_ptr, col_idx, values)`.
+        into_parts(nrows: usize, ncols: usize, row_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>);
     }
     /// Number of entries in row `i`.
     #[inline]
@@ -182,25 +128,13 @@ impl<T: Scalar, I: Index> Csr<T, I> {
             .max()
             .unwrap_or(0)
     }
-    /// Hands the arrays back: `(nrows, ncols, row_ptr, col_idx, values)`.
-    #[must_use]
-    pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
-        (
-            self.nrows,
-            self.ncols,
-            self.row_ptr,
-            self.col_idx,
-            self.values,
-        )
-    }
 
     /// `y = A x`, one row per task (rayon).
     ///
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        assert_eq!(x.len(), self.ncols, "x has the wrong length");
-        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        assert_spmv_lens(x, y, self.nrows, self.ncols);
         y.par_iter_mut()
             .enumerate()
             .with_min_len(256)

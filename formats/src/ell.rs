@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::coo::check_dims;
-use crate::pattern::PAR_THRESHOLD;
+use crate::pattern::{accessors, assert_spmv_lens, check_len, check_row_cols, first_error};
 use crate::{FormatError, Index, Scalar};
 
 /// Rows handled by one task in the CPU SpMV kernels of the padded formats.
@@ -60,28 +60,6 @@ pub struct Ell<T, I> {
     values: Vec<T>,
 }
 
-/// Runs `check(i)` for `i in 0..n` (in parallel above `PAR_THRESHOLD`
-/// work units) and returns the error of the smallest failing `i`, so the
-/// report does not depend on the thread count.
-pub(crate) fn first_error<F>(n: usize, work: usize, check: F) -> Result<(), FormatError>
-where
-    F: Fn(usize) -> Result<(), FormatError> + Sync,
-{
-    if work > PAR_THRESHOLD {
-        let first = (0..n)
-            .into_par_iter()
-            .with_min_len(256)
-            .filter_map(|i| check(i).err().map(|e| (i, e)))
-            .min_by_key(|(i, _)| *i);
-        match first {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
-    } else {
-        (0..n).try_for_each(check)
-    }
-}
-
 /// Checks one padded row whose slot `s` lives at `base + s * stride`:
 /// slots `0..len` hold strictly ascending columns below `ncols`, slots
 /// `len..width` hold padding.
@@ -96,27 +74,7 @@ pub(crate) fn check_padded_row<T: Scalar, I: Index>(
     values: &[T],
     ncols: usize,
 ) -> Result<(), FormatError> {
-    let mut prev: Option<usize> = None;
-    for s in 0..len {
-        let c = col_idx[base + s * stride];
-        let cu = c.to_usize();
-        if cu >= ncols {
-            return Err(FormatError::ColumnOutOfBounds {
-                row,
-                col: c.to_i64(),
-                ncols,
-            });
-        }
-        if let Some(p) = prev {
-            if cu == p {
-                return Err(FormatError::DuplicateEntry { row, col: cu });
-            }
-            if cu < p {
-                return Err(FormatError::UnsortedRow { row });
-            }
-        }
-        prev = Some(cu);
-    }
+    check_row_cols(row, (0..len).map(|s| col_idx[base + s * stride]), ncols)?;
     for s in len..width {
         let k = base + s * stride;
         if col_idx[k] != I::PADDING {
@@ -175,22 +133,9 @@ impl<T: Scalar, I: Index> Ell<T, I> {
     ) -> Result<Self, FormatError> {
         check_dims::<I>(nrows, ncols, 0)?;
         let slots = checked_slots::<I>("nrows * width", nrows, width)?;
-        if row_nnz.len() != nrows {
-            return Err(FormatError::Length {
-                array: "row_nnz",
-                expected: nrows,
-                actual: row_nnz.len(),
-            });
-        }
-        for (array, len) in [("col_idx", col_idx.len()), ("values", values.len())] {
-            if len != slots {
-                return Err(FormatError::Length {
-                    array,
-                    expected: slots,
-                    actual: len,
-                });
-            }
-        }
+        check_len("row_nnz", nrows, row_nnz.len())?;
+        check_len("col_idx", slots, col_idx.len())?;
+        check_len("values", slots, values.len())?;
         if let Some(row) = row_nnz.iter().position(|n| n.to_usize() > width) {
             return Err(FormatError::RowNnzOutOfRange {
                 row,
@@ -210,16 +155,8 @@ impl<T: Scalar, I: Index> Ell<T, I> {
                 ncols,
             )
         })?;
-        let nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
-        Ok(Self {
-            nrows,
-            ncols,
-            width,
-            nnz,
-            row_nnz,
-            col_idx,
-            values,
-        })
+        // SAFETY: every invariant listed on `Ell` was checked above.
+        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, width, row_nnz, col_idx, values) })
     }
 
     /// Builds an ELL matrix without checking.
@@ -248,65 +185,21 @@ impl<T: Scalar, I: Index> Ell<T, I> {
         }
     }
 
-    /// Number of rows.
-    #[inline]
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns.
-    #[inline]
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Slots per row.
-    #[inline]
-    #[must_use]
-    pub fn width(&self) -> usize {
-        self.width
-    }
-    /// Number of stored entries (padding excluded).
-    #[inline]
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.nnz
-    }
-    /// Number of slots (`nrows * width`), padding included.
-    #[inline]
-    #[must_use]
-    pub fn slots(&self) -> usize {
-        self.values.len()
-    }
-    /// Entries per row (`nrows`).
-    #[inline]
-    #[must_use]
-    pub fn row_nnz(&self) -> &[I] {
-        &self.row_nnz
-    }
-    /// Values, slot-major (`nrows * width`).
-    #[inline]
-    #[must_use]
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-    /// Column indices, slot-major (`nrows * width`; `-1` marks padding).
-    #[inline]
-    #[must_use]
-    pub fn col_idx(&self) -> &[I] {
-        &self.col_idx
-    }
-    /// Hands the arrays back: `(nrows, ncols, width, row_nnz, col_idx, values)`.
-    #[must_use]
-    pub fn into_parts(self) -> (usize, usize, usize, Vec<I>, Vec<I>, Vec<T>) {
-        (
-            self.nrows,
-            self.ncols,
-            self.width,
-            self.row_nnz,
-            self.col_idx,
-            self.values,
-        )
+    accessors! {
+        /// Slots per row.
+        width: usize;
+        /// Number of stored entries (padding excluded).
+        nnz: usize;
+        /// Entries per row (`nrows`).
+        row_nnz: [I];
+        /// Values, slot-major (`nrows * width`).
+        values: [T];
+        /// Column indices, slot-major (`nrows * width`; `-1` marks padding).
+        col_idx: [I];
+        /// Number of slots (`nrows * width`), padding included.
+        slots = values.len();
+        /// Hands the arrays back: `(nrows, ncols, width, row_nnz, col_idx, values)`.
+        into_parts(nrows: usize, ncols: usize, width: usize, row_nnz: Vec<I>, col_idx: Vec<I>, values: Vec<T>);
     }
 
     /// `y = A x`, one block of rows per task (rayon), reading slot by slot.
@@ -316,8 +209,7 @@ impl<T: Scalar, I: Index> Ell<T, I> {
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        assert_eq!(x.len(), self.ncols, "x has the wrong length");
-        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        assert_spmv_lens(x, y, self.nrows, self.ncols);
         let n = self.nrows;
         y.par_chunks_mut(SPMV_CHUNK)
             .enumerate()

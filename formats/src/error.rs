@@ -240,3 +240,12 @@ pub enum FormatError {
         col: usize,
     },
 }
+
+/// Sets a context field of an error (file or array name) unless it is set
+/// already: the innermost context, attached first, wins. The error types
+/// of the `.spb` and `.npz` modules build their context this way.
+pub(crate) fn set_once(slot: &mut Option<String>, value: &str) {
+    if slot.is_none() {
+        *slot = Some(value.to_string());
+    }
+}

@@ -3,7 +3,8 @@
 use rayon::prelude::*;
 
 use crate::coo::check_dims;
-use crate::ell::{first_error, SPMV_CHUNK};
+use crate::ell::SPMV_CHUNK;
+use crate::pattern::first_error;
 use crate::{Coo, Ell, FormatError, Index, Scalar};
 
 /// A sparse matrix in hybrid (HYB) format: an [`Ell`] part of fixed width

@@ -3,9 +3,11 @@
 
 use rayon::prelude::*;
 
-use crate::coo::check_dims;
-use crate::ell::{first_error, SPMV_CHUNK};
-use crate::pattern::{check_offsets, check_permutation};
+use crate::ell::SPMV_CHUNK;
+use crate::pattern::{
+    accessors, assert_spmv_lens, check_entry_arrays, check_len, check_offsets, check_permutation,
+    check_row_cols, first_error,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in jagged diagonal storage (JDS).
@@ -89,22 +91,8 @@ impl<T: Scalar, I: Index> Jds<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
-        let nnz = values.len();
-        check_dims::<I>(nrows, ncols, nnz)?;
-        if col_idx.len() != nnz {
-            return Err(FormatError::Length {
-                array: "col_idx",
-                expected: nnz,
-                actual: col_idx.len(),
-            });
-        }
-        if perm.len() != nrows {
-            return Err(FormatError::Length {
-                array: "perm",
-                expected: nrows,
-                actual: perm.len(),
-            });
-        }
+        let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
+        check_len("perm", nrows, perm.len())?;
         check_permutation("perm", &perm)?;
         check_offsets("jd_ptr", &jd_ptr, jd_ptr.len().max(1), nnz)?;
         let mut prev_len = nrows;
@@ -135,102 +123,35 @@ impl<T: Scalar, I: Index> Jds<T, I> {
             return Err(FormatError::RowOrderTie { pos: p });
         }
         first_error(nrows, nnz, |p| {
-            let row = perm[p].to_usize();
-            let mut prev: Option<usize> = None;
-            for d in 0..lens[p] {
-                let c = col_idx[jd_ptr[d].to_usize() + p];
-                let cu = c.to_usize();
-                if cu >= ncols {
-                    return Err(FormatError::ColumnOutOfBounds {
-                        row,
-                        col: c.to_i64(),
-                        ncols,
-                    });
-                }
-                match prev {
-                    Some(q) if cu == q => return Err(FormatError::DuplicateEntry { row, col: cu }),
-                    Some(q) if cu < q => return Err(FormatError::UnsortedRow { row }),
-                    _ => {}
-                }
-                prev = Some(cu);
-            }
-            Ok(())
+            let cols = (0..lens[p]).map(|d| col_idx[jd_ptr[d].to_usize() + p]);
+            check_row_cols(perm[p].to_usize(), cols, ncols)
         })?;
-        Ok(Self {
-            nrows,
-            ncols,
-            perm,
-            jd_ptr,
-            col_idx,
-            values,
-        })
+        // SAFETY: every invariant listed on `Jds` was checked above.
+        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, perm, jd_ptr, col_idx, values) })
     }
 
-    /// Builds a JDS matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Jds`]; SpMV kernels
-    /// rely on them without bounds checks.
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        perm: Vec<I>,
-        jd_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            perm,
-            jd_ptr,
-            col_idx,
-            values,
-        }
-    }
-
-    /// Number of rows.
-    #[inline]
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns.
-    #[inline]
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Number of stored entries.
-    #[inline]
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.values.len()
-    }
-    /// Sorted position → original row (`nrows`).
-    #[inline]
-    #[must_use]
-    pub fn perm(&self) -> &[I] {
-        &self.perm
-    }
-    /// Jagged diagonal offsets (`max_row_len + 1`).
-    #[inline]
-    #[must_use]
-    pub fn jd_ptr(&self) -> &[I] {
-        &self.jd_ptr
-    }
-    /// Values, diagonal by diagonal (`nnz`).
-    #[inline]
-    #[must_use]
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-    /// Column indices, diagonal by diagonal (`nnz`).
-    #[inline]
-    #[must_use]
-    pub fn col_idx(&self) -> &[I] {
-        &self.col_idx
+    accessors! {
+        /// Builds a JDS matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Jds`]; SpMV kernels
+        /// rely on them without bounds checks.
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize, perm: Vec<I>,
+            jd_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
+        /// Sorted position → original row (`nrows`).
+        perm: [I];
+        /// Jagged diagonal offsets (`max_row_len + 1`).
+        jd_ptr: [I];
+        /// Values, diagonal by diagonal (`nnz`).
+        values: [T];
+        /// Column indices, diagonal by diagonal (`nnz`).
+        col_idx: [I];
+        /// Number of stored entries.
+        nnz = values.len();
+        /// Hands the arrays back: `(nrows, ncols, perm, jd_ptr, col_idx, values)`.
+        into_parts(nrows: usize, ncols: usize, perm: Vec<I>, jd_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>);
     }
     /// Number of jagged diagonals (= length of the longest row).
     #[inline]
@@ -264,18 +185,6 @@ impl<T: Scalar, I: Index> Jds<T, I> {
     pub fn row_lengths_sorted(&self) -> Vec<usize> {
         sorted_lengths(&self.jd_ptr, self.nrows)
     }
-    /// Hands the arrays back: `(nrows, ncols, perm, jd_ptr, col_idx, values)`.
-    #[must_use]
-    pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<I>, Vec<T>) {
-        (
-            self.nrows,
-            self.ncols,
-            self.perm,
-            self.jd_ptr,
-            self.col_idx,
-            self.values,
-        )
-    }
 
     /// `y = A x`: blocks of sorted rows in parallel (rayon), diagonal by
     /// diagonal, then a scatter through `perm`. Entries of a row are added
@@ -285,8 +194,7 @@ impl<T: Scalar, I: Index> Jds<T, I> {
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        assert_eq!(x.len(), self.ncols, "x has the wrong length");
-        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        assert_spmv_lens(x, y, self.nrows, self.ncols);
         let mut ys = vec![T::zero(); self.nrows];
         ys.par_chunks_mut(SPMV_CHUNK)
             .enumerate()

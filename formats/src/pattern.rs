@@ -1,7 +1,9 @@
 //! Shared checks for compressed structures: offset (pointer) arrays and
 //! permutations. CSR, JDS and SELL validate their pointer arrays with
 //! [`check_offsets`]; JDS and SELL check their row permutations with
-//! [`check_permutation`].
+//! [`check_permutation`]. The array-length and per-row column checks that
+//! every format's `try_from_parts` runs live here too, as does the macro
+//! that writes the formats' field accessors.
 
 use rayon::prelude::*;
 
@@ -21,13 +23,7 @@ pub fn check_offsets<I: Index>(
     len: usize,
     total: usize,
 ) -> Result<(), FormatError> {
-    if ptr.len() != len {
-        return Err(FormatError::Length {
-            array,
-            expected: len,
-            actual: ptr.len(),
-        });
-    }
+    check_len(array, len, ptr.len())?;
     if len == 0 {
         return Ok(());
     }
@@ -68,6 +64,187 @@ pub fn check_offsets<I: Index>(
             expected: total,
             found: last,
         });
+    }
+    Ok(())
+}
+
+/// Writes the field accessors of a format type: `nrows()` and `ncols()`,
+/// then one method per listed item, in order:
+/// - `name: usize;` returns the field by value;
+/// - `name: [E];` borrows the `Vec<E>` field `name` as `&[E]`;
+/// - `name = field.len();` returns the length of the `Vec` field `field`;
+/// - `name = &mut field: [E];` borrows the `Vec<E>` field `field` mutably;
+/// - `into_parts(a: A, b: B, ...);` hands the listed fields back as a tuple;
+/// - `unsafe from_parts_unchecked(a: A, b: B, ...);` the `#[must_use]`
+///   unchecked constructor taking every field (its `# Safety` docs come
+///   from the caller, like every other item's docs).
+///
+/// Doc comments and attributes written before an item go on its method.
+///
+/// A macro rather than a trait or a generic: the five format types are
+/// distinct structs whose getters differ only in field names, types and
+/// docs, and their callers want inherent methods (no trait import) with the
+/// field's own documentation; a macro writes exactly those methods once.
+macro_rules! accessors {
+    (@fields) => {};
+    (@fields $(#[$attr:meta])* unsafe from_parts_unchecked($($part:ident: $ty:ty),* $(,)?); $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub unsafe fn from_parts_unchecked($($part: $ty),*) -> Self {
+            Self { $($part),* }
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    (@fields $(#[$attr:meta])* $name:ident: usize; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[inline]
+        #[must_use]
+        pub fn $name(&self) -> usize {
+            self.$name
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    (@fields $(#[$attr:meta])* $name:ident: [$elem:ty]; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[inline]
+        #[must_use]
+        pub fn $name(&self) -> &[$elem] {
+            &self.$name
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    (@fields $(#[$attr:meta])* $name:ident = $field:ident.len(); $($rest:tt)*) => {
+        $(#[$attr])*
+        #[inline]
+        #[must_use]
+        pub fn $name(&self) -> usize {
+            self.$field.len()
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    (@fields $(#[$attr:meta])* $name:ident = &mut $field:ident: [$elem:ty]; $($rest:tt)*) => {
+        $(#[$attr])*
+        #[inline]
+        pub fn $name(&mut self) -> &mut [$elem] {
+            &mut self.$field
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    (@fields $(#[$attr:meta])* into_parts($($part:ident: $ty:ty),*); $($rest:tt)*) => {
+        $(#[$attr])*
+        #[must_use]
+        pub fn into_parts(self) -> ($($ty),*) {
+            ($(self.$part),*)
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
+    ($($body:tt)*) => {
+        /// Number of rows.
+        #[inline]
+        #[must_use]
+        pub fn nrows(&self) -> usize {
+            self.nrows
+        }
+        /// Number of columns.
+        #[inline]
+        #[must_use]
+        pub fn ncols(&self) -> usize {
+            self.ncols
+        }
+        $crate::pattern::accessors!(@fields $($body)*);
+    };
+}
+pub(crate) use accessors;
+
+/// Panics unless `x` has `ncols` entries and `y` has `nrows`: the
+/// precondition of every format's `spmv`.
+#[track_caller]
+pub(crate) fn assert_spmv_lens<T>(x: &[T], y: &[T], nrows: usize, ncols: usize) {
+    assert_eq!(x.len(), ncols, "x has the wrong length");
+    assert_eq!(y.len(), nrows, "y has the wrong length");
+}
+
+/// Runs `check(i)` for `i in 0..n` (in parallel above `PAR_THRESHOLD`
+/// work units) and returns the error of the smallest failing `i`, so the
+/// report does not depend on the thread count.
+pub(crate) fn first_error<F>(n: usize, work: usize, check: F) -> Result<(), FormatError>
+where
+    F: Fn(usize) -> Result<(), FormatError> + Sync,
+{
+    if work > PAR_THRESHOLD {
+        let first = (0..n)
+            .into_par_iter()
+            .with_min_len(256)
+            .filter_map(|i| check(i).err().map(|e| (i, e)))
+            .min_by_key(|(i, _)| *i);
+        match first {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    } else {
+        (0..n).try_for_each(check)
+    }
+}
+
+/// The first checks of a format whose `col_idx` runs parallel to `values`:
+/// the dimensions and `values.len()` fit `I` (see
+/// [`check_dims`](crate::coo::check_dims)), then `col_idx` has as many
+/// entries as `values`. Returns `values.len()`.
+pub(crate) fn check_entry_arrays<I: Index>(
+    nrows: usize,
+    ncols: usize,
+    col_idx: &[I],
+    nvalues: usize,
+) -> Result<usize, FormatError> {
+    crate::coo::check_dims::<I>(nrows, ncols, nvalues)?;
+    check_len("col_idx", nvalues, col_idx.len())?;
+    Ok(nvalues)
+}
+
+/// Checks that `array` holds `expected` elements.
+///
+/// # Errors
+/// [`FormatError::Length`] naming `array`.
+pub(crate) fn check_len(
+    array: &'static str,
+    expected: usize,
+    actual: usize,
+) -> Result<(), FormatError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(FormatError::Length {
+            array,
+            expected,
+            actual,
+        })
+    }
+}
+
+/// Checks the columns of one row (reported as `row`), in storage order:
+/// each below `ncols` ([`FormatError::ColumnOutOfBounds`]) and strictly
+/// ascending ([`FormatError::DuplicateEntry`], [`FormatError::UnsortedRow`]).
+pub(crate) fn check_row_cols<I: Index>(
+    row: usize,
+    cols: impl IntoIterator<Item = I>,
+    ncols: usize,
+) -> Result<(), FormatError> {
+    let mut prev: Option<usize> = None;
+    for c in cols {
+        let cu = c.to_usize();
+        if cu >= ncols {
+            return Err(FormatError::ColumnOutOfBounds {
+                row,
+                col: c.to_i64(),
+                ncols,
+            });
+        }
+        match prev {
+            Some(p) if cu == p => return Err(FormatError::DuplicateEntry { row, col: cu }),
+            Some(p) if cu < p => return Err(FormatError::UnsortedRow { row }),
+            _ => {}
+        }
+        prev = Some(cu);
     }
     Ok(())
 }
@@ -217,27 +394,7 @@ pub(crate) fn check_rows<I: Index>(ptr: &[I], col: &[I], ncols: usize) -> Result
         if row_is_valid(cols, ncols) {
             return Ok(());
         }
-        let mut prev: Option<usize> = None;
-        for &c in cols {
-            let cu = c.to_usize();
-            if cu >= ncols {
-                return Err(FormatError::ColumnOutOfBounds {
-                    row,
-                    col: c.to_i64(),
-                    ncols,
-                });
-            }
-            if let Some(p) = prev {
-                if cu == p {
-                    return Err(FormatError::DuplicateEntry { row, col: cu });
-                }
-                if cu < p {
-                    return Err(FormatError::UnsortedRow { row });
-                }
-            }
-            prev = Some(cu);
-        }
-        Ok(())
+        check_row_cols(row, cols.iter().copied(), ncols)
     };
     let nrows = ptr.len().saturating_sub(1);
     // Fast path over entries (see `entries_valid`); only a failing matrix
@@ -254,20 +411,8 @@ pub(crate) fn check_rows<I: Index>(ptr: &[I], col: &[I], ncols: usize) -> Result
     if fast_ok {
         return Ok(());
     }
-    if col.len() > PAR_THRESHOLD {
-        // Report the first bad row deterministically.
-        let first = (0..nrows)
-            .into_par_iter()
-            .with_min_len(1024)
-            .filter_map(|r| check_row(r).err().map(|e| (r, e)))
-            .min_by_key(|(r, _)| *r);
-        match first {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
-    } else {
-        (0..nrows).try_for_each(check_row)
-    }
+    // Report the first bad row deterministically.
+    first_error(nrows, col.len(), check_row)
 }
 
 #[cfg(test)]

@@ -5,9 +5,11 @@
 
 use rayon::prelude::*;
 
-use crate::coo::check_dims;
 use crate::ell::check_padded_row;
-use crate::pattern::{check_offsets, check_permutation, PAR_THRESHOLD};
+use crate::pattern::{
+    accessors, assert_spmv_lens, check_entry_arrays, check_len, check_offsets, check_permutation,
+    PAR_THRESHOLD,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in SELL-C-σ format (sliced ELL with row sorting inside
@@ -141,23 +143,9 @@ impl<T: Scalar, I: Index> Sell<T, I> {
     ) -> Result<Self, FormatError> {
         check_sell_params(slice_height, sigma)?;
         let c = slice_height;
-        let slots = values.len();
-        check_dims::<I>(nrows, ncols, slots)?;
-        if col_idx.len() != slots {
-            return Err(FormatError::Length {
-                array: "col_idx",
-                expected: slots,
-                actual: col_idx.len(),
-            });
-        }
+        let slots = check_entry_arrays::<I>(nrows, ncols, &col_idx, values.len())?;
         let nslices = nrows.div_ceil(c);
-        if perm.len() != nrows {
-            return Err(FormatError::Length {
-                array: "perm",
-                expected: nrows,
-                actual: perm.len(),
-            });
-        }
+        check_len("perm", nrows, perm.len())?;
         check_permutation("perm", &perm)?;
         if let Some(pos) = (0..nrows).find(|&p| perm[p].to_usize() / sigma != p / sigma) {
             let window_start = pos / sigma * sigma;
@@ -168,13 +156,7 @@ impl<T: Scalar, I: Index> Sell<T, I> {
                 window_end: (window_start + sigma).min(nrows),
             });
         }
-        if slice_width.len() != nslices {
-            return Err(FormatError::Length {
-                array: "slice_width",
-                expected: nslices,
-                actual: slice_width.len(),
-            });
-        }
+        check_len("slice_width", nslices, slice_width.len())?;
         check_offsets("slice_ptr", &slice_ptr, nslices + 1, slots)?;
         for s in 0..nslices {
             let found = slice_ptr[s + 1].to_usize() - slice_ptr[s].to_usize();
@@ -263,140 +245,45 @@ impl<T: Scalar, I: Index> Sell<T, I> {
         })
     }
 
-    /// Builds a SELL-C-σ matrix without checking.
-    ///
-    /// # Safety
-    /// The caller guarantees every invariant listed on [`Sell`] and that
-    /// `nnz` is the number of non-padding slots; SpMV kernels rely on them
-    /// without bounds checks.
-    #[allow(clippy::too_many_arguments)]
-    #[must_use]
-    pub unsafe fn from_parts_unchecked(
-        nrows: usize,
-        ncols: usize,
-        slice_height: usize,
-        sigma: usize,
-        nnz: usize,
-        perm: Vec<I>,
-        slice_ptr: Vec<I>,
-        slice_width: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Self {
-        Self {
-            nrows,
-            ncols,
-            slice_height,
-            sigma,
-            nnz,
-            perm,
-            slice_ptr,
-            slice_width,
-            col_idx,
-            values,
-        }
-    }
-
-    /// Number of rows.
-    #[inline]
-    #[must_use]
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns.
-    #[inline]
-    #[must_use]
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Number of stored entries (padding excluded).
-    #[inline]
-    #[must_use]
-    pub fn nnz(&self) -> usize {
-        self.nnz
-    }
-    /// Number of slots, padding included.
-    #[inline]
-    #[must_use]
-    pub fn slots(&self) -> usize {
-        self.values.len()
-    }
-    /// Slice height C.
-    #[inline]
-    #[must_use]
-    pub fn slice_height(&self) -> usize {
-        self.slice_height
-    }
-    /// Sorting window σ.
-    #[inline]
-    #[must_use]
-    pub fn sigma(&self) -> usize {
-        self.sigma
-    }
-    /// Number of slices (`ceil(nrows / C)`).
-    #[inline]
-    #[must_use]
-    pub fn num_slices(&self) -> usize {
-        self.slice_width.len()
-    }
-    /// Sorted position → original row (`nrows`).
-    #[inline]
-    #[must_use]
-    pub fn perm(&self) -> &[I] {
-        &self.perm
-    }
-    /// Slice offsets (`nslices + 1`).
-    #[inline]
-    #[must_use]
-    pub fn slice_ptr(&self) -> &[I] {
-        &self.slice_ptr
-    }
-    /// Slice widths (`nslices`).
-    #[inline]
-    #[must_use]
-    pub fn slice_width(&self) -> &[I] {
-        &self.slice_width
-    }
-    /// Values, slot-major inside each slice.
-    #[inline]
-    #[must_use]
-    pub fn values(&self) -> &[T] {
-        &self.values
-    }
-    /// Column indices, slot-major inside each slice (`-1` marks padding).
-    #[inline]
-    #[must_use]
-    pub fn col_idx(&self) -> &[I] {
-        &self.col_idx
-    }
-    /// Hands the arrays back:
-    /// `(nrows, ncols, slice_height, sigma, perm, slice_ptr, slice_width, col_idx, values)`.
-    #[allow(clippy::type_complexity)]
-    #[must_use]
-    pub fn into_parts(
-        self,
-    ) -> (
-        usize,
-        usize,
-        usize,
-        usize,
-        Vec<I>,
-        Vec<I>,
-        Vec<I>,
-        Vec<I>,
-        Vec<T>,
-    ) {
-        (
-            self.nrows,
-            self.ncols,
-            self.slice_height,
-            self.sigma,
-            self.perm,
-            self.slice_ptr,
-            self.slice_width,
-            self.col_idx,
-            self.values,
-        )
+    accessors! {
+        /// Builds a SELL-C-σ matrix without checking.
+        ///
+        /// # Safety
+        /// The caller guarantees every invariant listed on [`Sell`] and that
+        /// `nnz` is the number of non-padding slots; SpMV kernels rely on them
+        /// without bounds checks.
+        #[allow(clippy::too_many_arguments)]
+        unsafe from_parts_unchecked(
+            nrows: usize, ncols: usize, slice_height: usize, sigma: usize, nnz: usize,
+            perm: Vec<I>, slice_ptr: Vec<I>, slice_width: Vec<I>, col_idx: Vec<I>, values: Vec<T>,
+        );
+        /// Number of stored entries (padding excluded).
+        nnz: usize;
+        /// Slice height C.
+        slice_height: usize;
+        /// Sorting window σ.
+        sigma: usize;
+        /// Sorted position → original row (`nrows`).
+        perm: [I];
+        /// Slice offsets (`nslices + 1`).
+        slice_ptr: [I];
+        /// Slice widths (`nslices`).
+        slice_width: [I];
+        /// Values, slot-major inside each slice.
+        values: [T];
+        /// Column indices, slot-major inside each slice (`-1` marks padding).
+        col_idx: [I];
+        /// Number of slots, padding included.
+        slots = values.len();
+        /// Number of slices (`ceil(nrows / C)`).
+        num_slices = slice_width.len();
+        /// Hands the arrays back:
+        /// `(nrows, ncols, slice_height, sigma, perm, slice_ptr, slice_width, col_idx, values)`.
+        #[allow(clippy::type_complexity)]
+        into_parts(
+            nrows: usize, ncols: usize, slice_height: usize, sigma: usize,
+            perm: Vec<I>, slice_ptr: Vec<I>, slice_width: Vec<I>, col_idx: Vec<I>, values: Vec<T>
+        );
     }
 
     /// `y = A x`: slices in parallel (rayon), slot by slot, then a scatter
@@ -406,8 +293,7 @@ impl<T: Scalar, I: Index> Sell<T, I> {
     /// # Panics
     /// If `x.len() != ncols` or `y.len() != nrows`.
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
-        assert_eq!(x.len(), self.ncols, "x has the wrong length");
-        assert_eq!(y.len(), self.nrows, "y has the wrong length");
+        assert_spmv_lens(x, y, self.nrows, self.ncols);
         let c = self.slice_height;
         let mut ys = vec![T::zero(); self.nrows];
         let min_len = (1024 / c).max(1);

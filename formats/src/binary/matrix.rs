@@ -38,39 +38,31 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
         .ok_or_else(|| SpbError::new(K::Types("unsupported value type".into())))?;
     let index_dtype = DType::of_index(I::NAME)
         .ok_or_else(|| SpbError::new(K::Types("unsupported index type".into())))?;
-    let f = |format, nrows: usize, ncols: usize, nnz: usize, p0: usize, p1: usize| HeaderFields {
-        format,
-        value_dtype,
-        index_dtype,
-        nrows: nrows as u64,
-        ncols: ncols as u64,
-        nnz: nnz as u64,
-        param0: p0 as u64,
-        param1: p1 as u64,
-    };
-    match m {
-        MatrixRef::Coo(a) => write_sections(
-            w,
-            &f(FormatKind::Coo, a.nrows(), a.ncols(), a.nnz(), 0, 0),
-            &[
+    // Each format's parameters (see `Header::param0`/`param1`) and its
+    // sections, in file order.
+    let (param0, param1, sections) = match m {
+        MatrixRef::Coo(a) => (
+            0,
+            0,
+            vec![
                 ix("rows", a.rows()),
                 ix("cols", a.cols()),
                 val("values", a.values()),
             ],
         ),
-        MatrixRef::Csr(a) => write_sections(
-            w,
-            &f(FormatKind::Csr, a.nrows(), a.ncols(), a.nnz(), 0, 0),
-            &[
+        MatrixRef::Csr(a) => (
+            0,
+            0,
+            vec![
                 ix("row_ptr", a.row_ptr()),
                 ix("col_idx", a.col_idx()),
                 val("values", a.values()),
             ],
         ),
-        MatrixRef::Ell(a) => write_sections(
-            w,
-            &f(FormatKind::Ell, a.nrows(), a.ncols(), a.nnz(), a.width(), 0),
-            &[
+        MatrixRef::Ell(a) => (
+            a.width(),
+            0,
+            vec![
                 ix("row_nnz", a.row_nnz()),
                 ix("col_idx", a.col_idx()),
                 val("values", a.values()),
@@ -78,54 +70,30 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
         ),
         MatrixRef::Hyb(a) => {
             let (e, c) = (a.ell(), a.coo());
-            write_sections(
-                w,
-                &f(
-                    FormatKind::Hyb,
-                    a.nrows(),
-                    a.ncols(),
-                    a.nnz(),
-                    e.width(),
-                    c.nnz(),
-                ),
-                &[
-                    ix("ell_row_nnz", e.row_nnz()),
-                    ix("ell_col_idx", e.col_idx()),
-                    val("ell_values", e.values()),
-                    ix("coo_rows", c.rows()),
-                    ix("coo_cols", c.cols()),
-                    val("coo_values", c.values()),
-                ],
-            )
+            let sections = vec![
+                ix("ell_row_nnz", e.row_nnz()),
+                ix("ell_col_idx", e.col_idx()),
+                val("ell_values", e.values()),
+                ix("coo_rows", c.rows()),
+                ix("coo_cols", c.cols()),
+                val("coo_values", c.values()),
+            ];
+            (e.width(), c.nnz(), sections)
         }
-        MatrixRef::Jds(a) => write_sections(
-            w,
-            &f(
-                FormatKind::Jds,
-                a.nrows(),
-                a.ncols(),
-                a.nnz(),
-                a.num_diagonals(),
-                0,
-            ),
-            &[
+        MatrixRef::Jds(a) => (
+            a.num_diagonals(),
+            0,
+            vec![
                 ix("perm", a.perm()),
                 ix("jd_ptr", a.jd_ptr()),
                 ix("col_idx", a.col_idx()),
                 val("values", a.values()),
             ],
         ),
-        MatrixRef::Sell(a) => write_sections(
-            w,
-            &f(
-                FormatKind::Sell,
-                a.nrows(),
-                a.ncols(),
-                a.nnz(),
-                a.slice_height(),
-                a.sigma(),
-            ),
-            &[
+        MatrixRef::Sell(a) => (
+            a.slice_height(),
+            a.sigma(),
+            vec![
                 ix("perm", a.perm()),
                 ix("slice_ptr", a.slice_ptr()),
                 ix("slice_width", a.slice_width()),
@@ -133,7 +101,18 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
                 val("values", a.values()),
             ],
         ),
-    }
+    };
+    let fields = HeaderFields {
+        format: m.kind(),
+        value_dtype,
+        index_dtype,
+        nrows: m.nrows() as u64,
+        ncols: m.ncols() as u64,
+        nnz: m.nnz() as u64,
+        param0: param0 as u64,
+        param1: param1 as u64,
+    };
+    write_sections(w, &fields, &sections)
 }
 
 /// A validated, zero-copy view of a CSR `.spb` file.

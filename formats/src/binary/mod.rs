@@ -102,9 +102,7 @@ impl SpbError {
     /// Attaches the file name (kept if already set).
     #[must_use]
     pub fn named(mut self, file: &str) -> Self {
-        if self.file.is_none() {
-            self.file = Some(file.to_string());
-        }
+        crate::error::set_once(&mut self.file, file);
         self
     }
     /// The file name, if known.

@@ -94,18 +94,14 @@ impl NpzError {
     /// Sets the file name if none is set yet.
     #[must_use]
     pub fn with_file(mut self, file: &str) -> Self {
-        if self.file.is_none() {
-            self.file = Some(file.to_string());
-        }
+        crate::error::set_once(&mut self.file, file);
         self
     }
 
     /// Sets the array name if none is set yet.
     #[must_use]
     pub fn with_array(mut self, array: &str) -> Self {
-        if self.array.is_none() {
-            self.array = Some(array.to_string());
-        }
+        crate::error::set_once(&mut self.array, array);
         self
     }
 }

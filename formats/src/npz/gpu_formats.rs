@@ -39,6 +39,22 @@ where
     Ok(())
 }
 
+/// Writes one archive: the arrays `add` puts in, then `format` (`tag`) and
+/// `shape` (`nrows`, `ncols`), the order every GPU-format archive uses.
+fn write_archive<W: Write + Seek>(
+    w: W,
+    tag: &str,
+    (nrows, ncols): (usize, usize),
+    add: impl FnOnce(&mut NpzWriter<W>) -> Result<(), NpzError>,
+) -> Result<(), NpzError> {
+    let mut z = NpzWriter::new(w);
+    add(&mut z)?;
+    z.add_format_tag(tag)?;
+    z.add_shape(nrows, ncols)?;
+    z.finish()?;
+    Ok(())
+}
+
 /// Converts a stored non-negative scalar to `usize`.
 fn scalar(a: &mut NpzArchive, name: &str) -> Result<usize, NpzError> {
     let v = a.i64_scalar(name)?;
@@ -99,12 +115,7 @@ where
     T: Scalar + NpyElement,
     I: Index + NpyElement,
 {
-    let mut z = NpzWriter::new(w);
-    add_ell(&mut z, "", m)?;
-    z.add_format_tag("ell")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.finish()?;
-    Ok(())
+    write_archive(w, "ell", (m.nrows(), m.ncols()), |z| add_ell(z, "", m))
 }
 
 /// Reads an ELL archive.
@@ -129,16 +140,13 @@ where
     T: Scalar + NpyElement,
     I: Index + NpyElement,
 {
-    let mut z = NpzWriter::new(w);
-    add_ell(&mut z, "ell_", m.ell())?;
-    let t = m.coo();
-    z.add_array("coo_row", &[t.nnz()], t.rows())?;
-    z.add_array("coo_col", &[t.nnz()], t.cols())?;
-    z.add_array("coo_data", &[t.nnz()], t.values())?;
-    z.add_format_tag("hyb")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.finish()?;
-    Ok(())
+    write_archive(w, "hyb", (m.nrows(), m.ncols()), |z| {
+        add_ell(z, "ell_", m.ell())?;
+        let t = m.coo();
+        z.add_array("coo_row", &[t.nnz()], t.rows())?;
+        z.add_array("coo_col", &[t.nnz()], t.cols())?;
+        z.add_array("coo_data", &[t.nnz()], t.values())
+    })
 }
 
 /// Reads a HYB archive.
@@ -166,15 +174,12 @@ where
     T: Scalar + NpyElement,
     I: Index + NpyElement,
 {
-    let mut z = NpzWriter::new(w);
-    z.add_array("perm", &[m.nrows()], m.perm())?;
-    z.add_array("jd_ptr", &[m.jd_ptr().len()], m.jd_ptr())?;
-    z.add_array("data", &[m.nnz()], m.values())?;
-    z.add_array("indices", &[m.nnz()], m.col_idx())?;
-    z.add_format_tag("jds")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.finish()?;
-    Ok(())
+    write_archive(w, "jds", (m.nrows(), m.ncols()), |z| {
+        z.add_array("perm", &[m.nrows()], m.perm())?;
+        z.add_array("jd_ptr", &[m.jd_ptr().len()], m.jd_ptr())?;
+        z.add_array("data", &[m.nnz()], m.values())?;
+        z.add_array("indices", &[m.nnz()], m.col_idx())
+    })
 }
 
 /// Reads a JDS archive.
@@ -205,18 +210,15 @@ where
         i64::try_from(v)
             .map_err(|_| NpzError::new(None, Some(name), NpzErrorKind::OutOfRange(v.to_string())))
     };
-    let mut z = NpzWriter::new(w);
-    z.add_i64_scalar("slice_height", conv("slice_height", m.slice_height())?)?;
-    z.add_i64_scalar("sigma", conv("sigma", m.sigma())?)?;
-    z.add_array("perm", &[m.nrows()], m.perm())?;
-    z.add_array("slice_ptr", &[m.slice_ptr().len()], m.slice_ptr())?;
-    z.add_array("slice_width", &[m.num_slices()], m.slice_width())?;
-    z.add_array("data", &[m.slots()], m.values())?;
-    z.add_array("indices", &[m.slots()], m.col_idx())?;
-    z.add_format_tag("sell")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.finish()?;
-    Ok(())
+    write_archive(w, "sell", (m.nrows(), m.ncols()), |z| {
+        z.add_i64_scalar("slice_height", conv("slice_height", m.slice_height())?)?;
+        z.add_i64_scalar("sigma", conv("sigma", m.sigma())?)?;
+        z.add_array("perm", &[m.nrows()], m.perm())?;
+        z.add_array("slice_ptr", &[m.slice_ptr().len()], m.slice_ptr())?;
+        z.add_array("slice_width", &[m.num_slices()], m.slice_width())?;
+        z.add_array("data", &[m.slots()], m.values())?;
+        z.add_array("indices", &[m.slots()], m.col_idx())
+    })
 }
 
 /// Reads a SELL-C-σ archive.

@@ -132,14 +132,7 @@ impl NpzArchive {
         // short entry shows up as UnexpectedEof.
         let mut entry = entry;
         let header = read_header(&mut entry).map_err(&err)?;
-        let declared = header.data_bytes().unwrap_or(u64::MAX);
-        let available = size.saturating_sub(header.len as u64);
-        if declared > available {
-            return Err(err(NpzErrorKind::Truncated {
-                declared,
-                available,
-            }));
-        }
+        check_declared(&header, size).map_err(&err)?;
         f(&header, &mut entry).map_err(err)
     }
 
@@ -299,6 +292,20 @@ impl NpzArchive {
 
 /// Reads a `.npy` header (preamble and dict) from `r` and rejects
 /// multi-dimensional fortran-order arrays.
+/// Checks that the data `header` declares fits in a stream of `size` bytes
+/// (the header included).
+fn check_declared(header: &Header, size: u64) -> Result<(), NpzErrorKind> {
+    let declared = header.data_bytes().unwrap_or(u64::MAX);
+    let available = size.saturating_sub(header.len as u64);
+    if declared > available {
+        return Err(NpzErrorKind::Truncated {
+            declared,
+            available,
+        });
+    }
+    Ok(())
+}
+
 fn read_header(r: &mut dyn Read) -> Result<Header, NpzErrorKind> {
     let mut pre = [0u8; 12];
     read_exact(r, &mut pre[..10])?;
@@ -338,14 +345,7 @@ pub fn read_npy<T: Scalar>(path: &Path) -> Result<Vec<T>, NpzError> {
     let len = file.metadata().map_err(|e| err(NpzErrorKind::Io(e)))?.len();
     let mut r = BufReader::new(file);
     let header = read_header(&mut r).map_err(err)?;
-    let declared = header.data_bytes().unwrap_or(u64::MAX);
-    let available = len.saturating_sub(header.len as u64);
-    if declared > available {
-        return Err(err(NpzErrorKind::Truncated {
-            declared,
-            available,
-        }));
-    }
+    check_declared(&header, len).map_err(err)?;
     read_values(&header, &mut r).map_err(err)
 }
 

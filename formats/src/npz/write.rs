@@ -1,5 +1,6 @@
 //! Writing `.npz` archives (stored, uncompressed entries, as `numpy.savez`).
 
+use std::borrow::Cow;
 use std::io::{Seek, Write};
 
 use zip::write::SimpleFileOptions;
@@ -22,6 +23,28 @@ impl<W: Write + Seek> std::fmt::Debug for NpzWriter<W> {
         f.debug_struct("NpzWriter")
             .field("names", &self.names)
             .finish_non_exhaustive()
+    }
+}
+
+/// The little-endian bytes of `data`, as `.npy` stores them: borrowed on a
+/// little-endian target, byte-swapped per element (per part, for complex
+/// values) on a big-endian one.
+fn le_bytes<T: NpyElement>(data: &[T]) -> Cow<'_, [u8]> {
+    #[cfg(target_endian = "little")]
+    {
+        Cow::Borrowed(bytemuck::cast_slice(data))
+    }
+    #[cfg(target_endian = "big")]
+    {
+        let size = std::mem::size_of::<T>();
+        let elem = if T::DESCR.contains('c') {
+            size / 2
+        } else {
+            size
+        };
+        let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
+        bytes.chunks_mut(elem).for_each(<[u8]>::reverse);
+        Cow::Owned(bytes)
     }
 }
 
@@ -95,22 +118,7 @@ impl<W: Write + Seek> NpzWriter<W> {
                 ),
             ));
         }
-        #[cfg(target_endian = "little")]
-        {
-            self.write_raw(name, T::DESCR, shape, bytemuck::cast_slice(data))
-        }
-        #[cfg(target_endian = "big")]
-        {
-            let size = std::mem::size_of::<T>();
-            let elem = if T::DESCR.contains('c') {
-                size / 2
-            } else {
-                size
-            };
-            let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
-            bytes.chunks_mut(elem).for_each(<[u8]>::reverse);
-            self.write_raw(name, T::DESCR, shape, &bytes)
-        }
+        self.write_raw(name, T::DESCR, shape, &le_bytes(data))
     }
 
     /// Adds a 0-d `int64` array.
@@ -167,21 +175,33 @@ pub fn write_npy<W: Write, T: NpyElement>(mut w: W, data: &[T]) -> Result<(), Np
     let header =
         header_bytes(T::DESCR, false, &[data.len()]).map_err(|k| NpzError::new(None, None, k))?;
     w.write_all(&header)?;
-    #[cfg(target_endian = "little")]
-    w.write_all(bytemuck::cast_slice(data))?;
-    #[cfg(target_endian = "big")]
-    {
-        let size = std::mem::size_of::<T>();
-        let elem = if T::DESCR.contains('c') {
-            size / 2
-        } else {
-            size
-        };
-        let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
-        bytes.chunks_mut(elem).for_each(<[u8]>::reverse);
-        w.write_all(&bytes)?;
-    }
+    w.write_all(&le_bytes(data))?;
     w.flush()?;
+    Ok(())
+}
+
+/// Writes the layout of `scipy.sparse.save_npz` for CSR and COO: the two
+/// 1-d index arrays, `format` (`tag`), `shape`, then `data`.
+fn write_scipy<W, T, I>(
+    w: W,
+    tag: &str,
+    (nrows, ncols): (usize, usize),
+    index: [(&str, &[I]); 2],
+    data: &[T],
+) -> Result<(), NpzError>
+where
+    W: Write + Seek,
+    T: NpyElement,
+    I: NpyElement,
+{
+    let mut z = NpzWriter::new(w);
+    for (name, a) in index {
+        z.add_array(name, &[a.len()], a)?;
+    }
+    z.add_format_tag(tag)?;
+    z.add_shape(nrows, ncols)?;
+    z.add_array("data", &[data.len()], data)?;
+    z.finish()?;
     Ok(())
 }
 
@@ -196,14 +216,8 @@ where
     T: Scalar + NpyElement,
     I: Index + NpyElement,
 {
-    let mut z = NpzWriter::new(w);
-    z.add_array("indices", &[m.nnz()], m.col_idx())?;
-    z.add_array("indptr", &[m.nrows() + 1], m.row_ptr())?;
-    z.add_format_tag("csr")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.add_array("data", &[m.nnz()], m.values())?;
-    z.finish()?;
-    Ok(())
+    let index = [("indices", m.col_idx()), ("indptr", m.row_ptr())];
+    write_scipy(w, "csr", (m.nrows(), m.ncols()), index, m.values())
 }
 
 /// Writes a COO matrix with exactly the layout of `scipy.sparse.save_npz`
@@ -217,12 +231,6 @@ where
     T: Scalar + NpyElement,
     I: Index + NpyElement,
 {
-    let mut z = NpzWriter::new(w);
-    z.add_array("row", &[m.nnz()], m.rows())?;
-    z.add_array("col", &[m.nnz()], m.cols())?;
-    z.add_format_tag("coo")?;
-    z.add_shape(m.nrows(), m.ncols())?;
-    z.add_array("data", &[m.nnz()], m.values())?;
-    z.finish()?;
-    Ok(())
+    let index = [("row", m.rows()), ("col", m.cols())];
+    write_scipy(w, "coo", (m.nrows(), m.ncols()), index, m.values())
 }
