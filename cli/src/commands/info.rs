@@ -6,7 +6,6 @@ use serde::Serialize;
 use sparsetool_formats::binary::SpbFile;
 use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
 use sparsetool_formats::npz::NpzArchive;
-use sparsetool_formats::FormatKind;
 
 use crate::args::{InfoArgs, ReadArgs};
 use sparsetool_formats::io::{Container, Input};
@@ -109,15 +108,11 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
                 anyhow::bail!("<stdin>: .spb must be a file")
             };
             let h = SpbFile::read_header(p)?;
-            let params = match h.format {
-                FormatKind::Ell => serde_json::json!({ "ell_width": h.param0 }),
-                FormatKind::Hyb => {
-                    serde_json::json!({ "hyb_width": h.param0, "coo_entries": h.param1 })
-                }
-                FormatKind::Jds => serde_json::json!({ "diagonals": h.param0 }),
-                FormatKind::Sell => serde_json::json!({ "slice": h.param0, "sigma": h.param1 }),
-                FormatKind::Coo | FormatKind::Csr => serde_json::json!({}),
-            };
+            let params: serde_json::Map<String, serde_json::Value> = h
+                .params()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.into()))
+                .collect();
             let complex = matches!(h.value_dtype.name(), "complex64" | "complex128");
             Ok(InfoReport {
                 path: display.to_string(),
@@ -132,7 +127,7 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
                 format: h.format.to_string(),
                 value_dtype: Some(h.value_dtype.name().to_string()),
                 index_dtype: Some(h.index_dtype.name().to_string()),
-                params: Some(params),
+                params: Some(params.into()),
                 version: Some(format!("{}.{}", h.major, h.minor)),
             })
         }

@@ -171,6 +171,22 @@ pub(crate) fn rd_u64(b: &[u8], o: usize) -> u64 {
 }
 
 impl Header {
+    /// The format parameters `param0`/`param1` hold, by name (what
+    /// `sparsetool info` prints): ELL `ell_width`; HYB `hyb_width` and
+    /// `coo_entries`; JDS `diagonals`; SELL `slice` and `sigma`; none for
+    /// COO and CSR.
+    #[must_use]
+    pub fn params(&self) -> Vec<(&'static str, u64)> {
+        let (p0, p1) = (self.param0, self.param1);
+        match self.format {
+            FormatKind::Ell => vec![("ell_width", p0)],
+            FormatKind::Hyb => vec![("hyb_width", p0), ("coo_entries", p1)],
+            FormatKind::Jds => vec![("diagonals", p0)],
+            FormatKind::Sell => vec![("slice", p0), ("sigma", p1)],
+            FormatKind::Coo | FormatKind::Csr => Vec::new(),
+        }
+    }
+
     /// Encodes the header (128 bytes, checksum included).
     #[must_use]
     pub fn encode(&self) -> [u8; HEADER_SIZE] {
