@@ -245,10 +245,18 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp-calibrate");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+/// Replaces `path` with `text` atomically (through the one atomic writer of
+/// `sparsetool_formats::io`).
+fn write_atomic(path: &Path, text: &str) -> Result<(), sparsetool_formats::io::Error> {
+    use std::io::Write;
+    sparsetool_formats::io::write_atomic(path, true, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|e| sparsetool_formats::io::Error::Io {
+                path: path.display().to_string(),
+                action: "cannot write",
+                source: e,
+            })
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context};
 use sparsetool_analyze::{recommend_hyb_width, recommend_sell, RowLengths};
 use sparsetool_convert::{from_csr, ConvertParams, HybWidth, ToCsr};
-use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
+use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
 
 use crate::args::ConvertArgs;
 use crate::dispatch::with_types;
@@ -109,6 +109,9 @@ fn run_typed<T: Scalar, I: Index>(
     t.phase("read");
     let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
         m
+    } else if plan.target == FormatKind::Csr {
+        // Moved, not copied: `from_csr` would clone the CSR it is given.
+        AnyMatrix::Csr(m.into_csr())
     } else {
         let csr = m.into_csr();
         let params = recommended_params(&csr, plan)?;
