@@ -1,5 +1,5 @@
 //! `sparsetool bench`: time SpMV in every format (GPU: also cuSPARSE) and
-//! print one row per kernel, or the SPEC.md JSON object.
+//! print one row per kernel, or the JSON object of `docs/cli.md`.
 
 use std::io::Write;
 
