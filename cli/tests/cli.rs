@@ -465,6 +465,37 @@ fn interrupted_convert_leaves_nothing(signal: &str) {
 }
 
 #[test]
+fn usage_errors_exit_1_and_help_exits_0() {
+    let m = "fixtures/matrices/seed/B.mtx";
+    for args in [
+        vec![],
+        vec!["--bogus"],
+        vec!["frobnicate"],
+        vec!["convert", m, "--to", "nope", "-o", "x.npz"],
+        vec!["convert", m, "--to", "csr"],
+        vec!["bench", m, "--reps", "-3"],
+        vec!["spmv", m, "--dtype", "f16"],
+    ] {
+        let o = st(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("error") || stderr(&o).contains("Usage"),
+            "{args:?}"
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: usage errors go to stderr");
+    }
+    for args in [vec!["--help"], vec!["--version"], vec!["convert", "--help"]] {
+        let o = st(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(!stdout(&o).is_empty(), "{args:?}");
+    }
+    assert!(
+        ok(&["--help"]).contains("2 environment"),
+        "--help states the exit codes"
+    );
+}
+
+#[test]
 fn gpu_without_device_exits_2() {
     let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
     if o.status.success() {
