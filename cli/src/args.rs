@@ -215,9 +215,10 @@ pub struct BenchArgs {
     /// Formats to time: `all` or a comma-separated list (csr,ell,...).
     #[arg(long, default_value = "all")]
     pub formats: String,
-    /// Where to run.
-    #[arg(long, value_enum, default_value = "gpu")]
-    pub device: DeviceArg,
+    /// Where to run (default: the GPU when one is present, else the CPU with a
+    /// one-line note; `--device gpu` without a GPU exits 2).
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceArg>,
     /// Value type.
     #[arg(long, value_parser = precision(), default_value = "f32")]
     pub dtype: Precision,

@@ -496,6 +496,26 @@ fn usage_errors_exit_1_and_help_exits_0() {
 }
 
 #[test]
+fn bench_without_device_flag_uses_the_gpu_or_says_it_falls_back() {
+    let o = st(&[
+        "bench",
+        "fixtures/matrices/seed/B.mtx",
+        "--reps",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let device = v["device"].as_str().expect("device").to_string();
+    if stderr(&o).contains("note: no CUDA device") {
+        assert!(stderr(&o).contains("--device cpu"), "{}", stderr(&o));
+        assert!(device.starts_with("cpu"), "fell back to the CPU: {device}");
+    } else {
+        assert!(!device.starts_with("cpu"), "a GPU was found: {device}");
+    }
+}
+
+#[test]
 fn gpu_without_device_exits_2() {
     let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
     if o.status.success() {

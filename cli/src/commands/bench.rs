@@ -47,8 +47,15 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     }
     // Ask for the GPU before reading a large file, so a missing device fails fast.
     let ctx = match a.device {
-        DeviceArg::Gpu => Some(GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?),
-        DeviceArg::Cpu => None,
+        Some(DeviceArg::Gpu) => Some(GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?),
+        Some(DeviceArg::Cpu) => None,
+        None => match GpuContext::new(0) {
+            Ok(ctx) => Some(ctx),
+            Err(e) => {
+                eprintln!("note: {e}; timing on the CPU (--device cpu)");
+                None
+            }
+        },
     };
     let report = with_types!(types, a.dtype, bench_typed(a, &src, &formats, ctx.as_ref()))?;
     let mut out = std::io::stdout().lock();
