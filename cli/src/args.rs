@@ -185,9 +185,10 @@ pub enum DeviceArg {
 pub struct SpmvArgs {
     /// Input file.
     pub file: PathBuf,
-    /// Storage format to multiply in.
-    #[arg(long, value_parser = format_kind(), default_value = "csr")]
-    pub format: FormatKind,
+    /// Storage format to multiply in (default: the format the file stores;
+    /// CSR for Matrix Market).
+    #[arg(long, value_parser = format_kind())]
+    pub format: Option<FormatKind>,
     /// Where to run.
     #[arg(long, value_enum, default_value = "cpu")]
     pub device: DeviceArg,

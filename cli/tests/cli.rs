@@ -516,6 +516,29 @@ fn bench_without_device_flag_uses_the_gpu_or_says_it_falls_back() {
 }
 
 #[test]
+fn spmv_multiplies_in_the_stored_format_by_default() {
+    let dir = tmp();
+    let ell = dir.path().join("b.spb");
+    let m = "fixtures/matrices/seed/B.mtx";
+    ok(&["convert", m, "--to", "ell", "-o", ell.to_str().unwrap()]);
+    let line = |args: &[&str]| stderr(&st(args));
+    assert!(line(&["spmv", ell.to_str().unwrap()]).starts_with("spmv ell on cpu"));
+    assert!(line(&["spmv", m]).starts_with("spmv csr on cpu"));
+    assert!(
+        line(&["spmv", ell.to_str().unwrap(), "--format", "sell"]).starts_with("spmv sell on cpu")
+    );
+    // Same y whatever the format.
+    let norm = |s: String| {
+        s.rsplit_once("||y||_2 = ")
+            .map(|(_, n)| n.trim().to_string())
+    };
+    assert_eq!(
+        norm(line(&["spmv", ell.to_str().unwrap()])),
+        norm(line(&["spmv", m]))
+    );
+}
+
+#[test]
 fn gpu_without_device_exits_2() {
     let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
     if o.status.success() {

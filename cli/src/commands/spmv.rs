@@ -11,8 +11,8 @@ use crate::dispatch::with_types;
 use crate::io::{load, probe};
 use crate::output::check_target;
 use crate::EnvError;
-use sparsetool_formats::io::Input;
-use sparsetool_formats::{Index, Scalar};
+use sparsetool_formats::io::{Container, Input};
+use sparsetool_formats::{FormatKind, Index, Scalar};
 
 /// Builds x of length `n`: `ones`, `random` (fixed seed, uniform in [-1, 1)) or a .npy file.
 pub fn make_x<T: Scalar>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
@@ -45,10 +45,16 @@ pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
 
 fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
-    let m = if m.kind() == a.format {
+    // A Matrix Market file stores no layout (it loads as COO): CSR then.
+    let target = match (a.format, src.container()?) {
+        (Some(f), _) => f,
+        (None, Container::Mtx) => FormatKind::Csr,
+        (None, _) => m.kind(),
+    };
+    let m = if m.kind() == target {
         m
     } else {
-        convert(&m, a.format, &ConvertParams::default())?
+        convert(&m, target, &ConvertParams::default())?
     };
     let x = make_x::<T>(&a.x, m.ncols())?;
     let t0 = Instant::now();
