@@ -192,9 +192,13 @@ pub struct SpmvArgs {
     /// Where to run.
     #[arg(long, value_enum, default_value = "cpu")]
     pub device: DeviceArg,
-    /// x: `ones`, `random` (seeded, uniform in [-1, 1)), or a .npy file.
-    #[arg(long, default_value = "ones")]
+    /// x: `ones`, `zeros`, `random` (uniform in [-1, 1), see --seed), or a
+    /// vector file: .npy, or Matrix Market (n x 1 or 1 x n).
+    #[arg(long, default_value = "ones", value_name = "ones|zeros|random|FILE")]
     pub x: String,
+    /// Seed of `--x random` (the same seed gives the same x on every machine).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
     /// Write y to this .npy file.
     #[arg(short, long)]
     pub output: Option<PathBuf>,

@@ -539,6 +539,55 @@ fn spmv_multiplies_in_the_stored_format_by_default() {
 }
 
 #[test]
+fn spmv_x_choices() {
+    let dir = tmp();
+    let m = "fixtures/matrices/seed/B.mtx";
+    let norm = |args: &[&str]| {
+        let o = st(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        stderr(&o)
+            .rsplit_once("||y||_2 = ")
+            .map(|(_, n)| n.trim().to_string())
+            .expect("a norm")
+    };
+    assert_eq!(norm(&["spmv", m, "--x", "zeros"]), "0.000000e0");
+    // A Matrix Market vector of ones equals `--x ones`.
+    let v = dir.path().join("ones.mtx");
+    fs::write(
+        &v,
+        "%%MatrixMarket matrix array real general\n4 1\n1\n1\n1\n1\n",
+    )
+    .unwrap();
+    assert_eq!(
+        norm(&["spmv", m, "--x", v.to_str().unwrap()]),
+        norm(&["spmv", m, "--x", "ones"])
+    );
+    // Seeds: the same seed, the same x; another seed, another x.
+    let r42 = norm(&["spmv", m, "--x", "random"]);
+    assert_eq!(r42, norm(&["spmv", m, "--x", "random", "--seed", "42"]));
+    assert_ne!(r42, norm(&["spmv", m, "--x", "random", "--seed", "7"]));
+    for bad in ["zeross", "Cargo.toml"] {
+        let o = st(&["spmv", m, "--x", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("zeros") && err.contains(".mtx"),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{bad}: {err}");
+    }
+    let wrong = dir.path().join("three.mtx");
+    fs::write(
+        &wrong,
+        "%%MatrixMarket matrix array real general\n3 1\n1\n1\n1\n",
+    )
+    .unwrap();
+    let o = st(&["spmv", m, "--x", wrong.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("3 entries"), "{}", stderr(&o));
+}
+
+#[test]
 fn gpu_without_device_exits_2() {
     let o = st(&["spmv", "fixtures/matrices/seed/B.mtx", "--device", "gpu"]);
     if o.status.success() {

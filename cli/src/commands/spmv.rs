@@ -14,23 +14,65 @@ use crate::EnvError;
 use sparsetool_formats::io::{Container, Input};
 use sparsetool_formats::{FormatKind, Index, Scalar};
 
-/// Builds x of length `n`: `ones`, `random` (fixed seed, uniform in [-1, 1)) or a .npy file.
-pub fn make_x<T: Scalar>(spec: &str, n: usize) -> anyhow::Result<Vec<T>> {
-    match spec {
-        "ones" => Ok(vec![T::one(); n]),
-        "random" => Ok(sparsetool_analyze::bench::random_x(n, 42)),
+/// Builds x of length `n`: `ones`, `zeros`, `random` (seeded, uniform in
+/// [-1, 1)), a `.npy` vector or a Matrix Market vector (`n x 1` or `1 x n`,
+/// array or coordinate; missing entries are zero).
+pub fn make_x<T: Scalar>(spec: &str, n: usize, seed: u64) -> anyhow::Result<Vec<T>> {
+    let x: Vec<T> = match spec {
+        "ones" => return Ok(vec![T::one(); n]),
+        "zeros" => return Ok(vec![T::zero(); n]),
+        "random" => return Ok(sparsetool_analyze::bench::random_x(n, seed)),
         path => {
-            let x: Vec<T> = sparsetool_formats::npz::read_npy(Path::new(path))
-                .with_context(|| format!("cannot read x from {path}"))?;
-            if x.len() != n {
+            let p = Path::new(path);
+            let name = path.to_ascii_lowercase();
+            if !p.is_file() {
                 bail!(
-                    "{path}: x has {} entries, the matrix has {n} columns",
-                    x.len()
+                    "--x {path}: not `ones`, `zeros`, `random`, nor an existing .npy or .mtx file"
                 );
             }
-            Ok(x)
+            if name.ends_with(".mtx") || name.ends_with(".mtx.gz") {
+                mtx_vector(p, n)?
+            } else if name.ends_with(".npy") {
+                sparsetool_formats::npz::read_npy(p)
+                    .with_context(|| format!("cannot read x from {path}"))?
+            } else {
+                bail!(
+                    "--x {path}: a vector file must be .npy or .mtx (or `ones`, `zeros`, `random`)"
+                );
+            }
         }
+    };
+    if x.len() != n {
+        bail!(
+            "{spec}: x has {} entries, the matrix has {n} columns",
+            x.len()
+        );
     }
+    Ok(x)
+}
+
+/// A Matrix Market vector (`n x 1` or `1 x n`) as a dense vector.
+fn mtx_vector<T: Scalar>(p: &Path, n: usize) -> anyhow::Result<Vec<T>> {
+    let m = sparsetool_formats::mm::read_path::<T, i64>(p, &Default::default())?;
+    let (r, c) = (m.coo.nrows(), m.coo.ncols());
+    if r.min(c) != 1 {
+        bail!(
+            "{}: x must be a vector (n x 1 or 1 x n), not {r} x {c}",
+            p.display()
+        );
+    }
+    let mut x = vec![T::zero(); r.max(c)];
+    for ((&i, &j), &v) in m.coo.rows().iter().zip(m.coo.cols()).zip(m.coo.values()) {
+        x[(i.max(j)) as usize] += v;
+    }
+    if x.len() != n {
+        bail!(
+            "{}: x has {} entries, the matrix has {n} columns",
+            p.display(),
+            x.len()
+        );
+    }
+    Ok(x)
 }
 
 /// Runs `spmv`.
@@ -56,7 +98,7 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
     } else {
         convert(&m, target, &ConvertParams::default())?
     };
-    let x = make_x::<T>(&a.x, m.ncols())?;
+    let x = make_x::<T>(&a.x, m.ncols(), a.seed)?;
     let t0 = Instant::now();
     let y = match a.device {
         DeviceArg::Cpu => {
