@@ -17,7 +17,7 @@
 //! | candidates | [`candidates`] | every layout worth weighing (HYB at each rule's width, SELL at several C and σ) with the work it implies ([`Features`], [`Work`]) |
 //! | time model | [`timing`] | predicted µs per layout, fitted to GPU timings ([`TimeModel`], shipped calibration in `analyze/calibration/`) |
 //! | recommendation | [`recommend`] | the layout with the lowest predicted time and a reason ([`Recommendation`]) |
-//! | bench reports | [`bench`] | the typed `sparsetool bench --json` report ([`BenchReport`], [`SweepReport`]), the one median ([`bench::median_min`]) and `x` generator ([`bench::random_x`]) of every bench |
+//! | bench reports | [`bench`](mod@bench) | the typed `sparsetool bench --json` report ([`BenchReport`], [`SweepReport`]), the one median ([`bench::median_min`]) and `x` generator ([`bench::random_x`]) of every bench |
 //! | output | [`report`], [`plot`] | [`AnalyzeReport`] (serde JSON), [`render_text`], [`write_plot`] (SVG or PNG) |
 //!
 //! Modules are layered, each using only those above it in the table's

@@ -41,7 +41,7 @@ use crate::rows::{LengthCounts, RowLengths};
 /// slot" units, one coalesced index + value load; CUSP's rule of thumb
 /// that a COO entry costs about three ELL slots), what counts as uneven
 /// rows, and the SELL σ tolerance. The format itself is chosen by the
-/// calibrated [`TimeModel`].
+/// calibrated [`TimeModel`](crate::TimeModel).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CostModel {
     /// One ELL slot (padding included).

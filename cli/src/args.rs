@@ -112,7 +112,7 @@ pub struct AnalyzeArgs {
 }
 
 /// The `--dtype` value parser: the names of
-/// [`Precision`](sparsetool_formats::Precision), listed in `--help`.
+/// [`Precision`], listed in `--help`.
 fn precision() -> impl clap::builder::TypedValueParser<Value = Precision> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new([
@@ -123,7 +123,7 @@ fn precision() -> impl clap::builder::TypedValueParser<Value = Precision> {
 }
 
 /// The `--to`/`--format` value parser: the names of
-/// [`FormatKind`](sparsetool_formats::FormatKind), listed in `--help`.
+/// [`FormatKind`], listed in `--help`.
 fn format_kind() -> impl clap::builder::TypedValueParser<Value = FormatKind> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(

@@ -44,9 +44,9 @@ use crate::{AnyMatrix, Coo, Csr, FormatError, Index, MatrixRef, Scalar};
 /// `csc` or `coo`) or by sparsetool.
 ///
 /// A `csr` archive whose rows are sorted and duplicate-free becomes
-/// [`AnyMatrix::Csr`](crate::AnyMatrix::Csr); otherwise (SciPy allows unsorted and duplicate
-/// column indices) it becomes [`AnyMatrix::Coo`](crate::AnyMatrix::Coo) holding the same entries.
-/// `csc` archives become [`AnyMatrix::Coo`](crate::AnyMatrix::Coo). Every length, pointer and
+/// [`AnyMatrix::Csr`]; otherwise (SciPy allows unsorted and duplicate
+/// column indices) it becomes [`AnyMatrix::Coo`] holding the same entries.
+/// `csc` archives become [`AnyMatrix::Coo`]. Every length, pointer and
 /// index is validated.
 ///
 /// # Errors
