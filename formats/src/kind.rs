@@ -1,8 +1,5 @@
 //! Names of the storage formats.
 
-use std::fmt;
-use std::str::FromStr;
-
 /// One of the storage formats sparsetool knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FormatKind {
@@ -58,23 +55,32 @@ impl FormatKind {
     }
 }
 
-impl fmt::Display for FormatKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// `Display` as `name()` and `FromStr` by `name()` (case-insensitive) over
+/// `ALL`, for the small name enums of this crate (a macro: the impls differ
+/// only in the type and its error).
+macro_rules! named {
+    ($t:ty, $err:ident) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+        impl std::str::FromStr for $t {
+            type Err = $err;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <$t>::ALL
+                    .into_iter()
+                    .find(|k| k.name().eq_ignore_ascii_case(s))
+                    .ok_or_else(|| $err(s.to_string()))
+            }
+        }
+    };
 }
+pub(crate) use named;
+
+named!(FormatKind, UnknownFormat);
 
 /// Error for an unknown format name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown format `{0}` (expected one of coo, csr, ell, hyb, jds, sell)")]
 pub struct UnknownFormat(pub String);
-
-impl FromStr for FormatKind {
-    type Err = UnknownFormat;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FormatKind::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownFormat(s.to_string()))
-    }
-}

@@ -1,8 +1,5 @@
 //! Floating-point precision of values.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::Scalar;
 
 /// The precision of a matrix's values: what `--dtype` asks for, what a GPU
@@ -51,26 +48,12 @@ impl Precision {
     }
 }
 
-impl fmt::Display for Precision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::kind::named!(Precision, UnknownPrecision);
 
 /// Error for an unknown precision name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown precision `{0}` (expected f32 or f64)")]
 pub struct UnknownPrecision(pub String);
-
-impl FromStr for Precision {
-    type Err = UnknownPrecision;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Precision::ALL
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownPrecision(s.to_string()))
-    }
-}
 
 #[cfg(test)]
 mod tests {
