@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sparsetool_formats::Layout;
 
-use crate::formats::{self, sell_slots, Shape, Sizes, Traffic};
+use crate::formats::{self, Shape, Sizes, Traffic};
 use crate::rows::{LengthCounts, RowLengths};
 use crate::rules::{
     cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel, SellCandidate,
@@ -123,7 +123,7 @@ impl Features {
     /// ```
     /// use sparsetool_analyze::{Features, RowLengths};
     /// use sparsetool_formats::Layout;
-    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3], cols: vec![2, 2, 3, 2] };
+    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3].into(), cols: vec![2, 2, 3, 2].into() };
     /// let f = Features::new(&rl, 8);
     /// let labels: Vec<String> = f.candidates.iter().map(|c| c.layout.to_string()).collect();
     /// assert!(labels.contains(&"csr".into()) && labels.contains(&"ell-3".into()));
@@ -132,8 +132,14 @@ impl Features {
     /// ```
     #[must_use]
     pub fn new(rl: &RowLengths, value_bytes: u64) -> Self {
-        let counts = LengthCounts::new(&rl.rows);
-        Self::from_parts(rl, value_bytes, &counts, LengthStats::new(&rl.rows), &[])
+        let counts = rl.rows.counts();
+        Self::from_parts(
+            rl,
+            value_bytes,
+            &counts,
+            LengthStats::from_counts(&counts),
+            &[],
+        )
     }
 
     /// [`Features::new`] from what an analysis already computed: the
@@ -228,7 +234,7 @@ impl Features {
                 .iter()
                 .find(|k| k.slice == c as u64 && k.sigma == sigma as u64)
                 .map(|k| k.slots);
-            let slots = known.unwrap_or_else(|| sell_slots(&rl.rows, c, sigma));
+            let slots = known.unwrap_or_else(|| rl.rows.sell_slots(c, sigma));
             let r = formats::sell_report(sh, c, sigma, slots, s);
             push(
                 Layout::Sell {

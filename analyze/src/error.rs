@@ -32,6 +32,9 @@ pub enum AnalyzeError {
         /// The count reached.
         count: u64,
     },
+    /// A buffer sized from the input could not be allocated.
+    #[error(transparent)]
+    Alloc(#[from] sparsetool_formats::alloc::AllocError),
     /// A value or index byte size the accounting does not know.
     #[error("unsupported {what} size {bytes} bytes (expected {expected})")]
     BadSize {

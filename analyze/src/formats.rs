@@ -161,15 +161,15 @@ impl Traffic {
     pub fn new(matrix: u64, nrows: u64, ncols: u64, value_bytes: u64) -> Self {
         Self {
             matrix,
-            x: ncols * value_bytes,
-            y: nrows * value_bytes,
+            x: ncols.saturating_mul(value_bytes),
+            y: nrows.saturating_mul(value_bytes),
         }
     }
 
     /// Total bytes.
     #[must_use]
     pub fn total(&self) -> u64 {
-        self.matrix + self.x + self.y
+        self.matrix.saturating_add(self.x).saturating_add(self.y)
     }
 
     /// GB/s (1e9 bytes per second) for a time in milliseconds.
@@ -181,6 +181,14 @@ impl Traffic {
             0.0
         }
     }
+}
+
+/// `sum(count * size)` in bytes, saturating at `u64::MAX` (a matrix
+/// declaring 2^63 rows is valid, its byte counts are not representable).
+fn sum(terms: &[(u64, u64)]) -> u64 {
+    terms.iter().fold(0u64, |acc, &(n, size)| {
+        acc.saturating_add(n.saturating_mul(size))
+    })
 }
 
 /// What a stored matrix holds, counted: the inputs of [`stored_bytes`].
@@ -214,12 +222,12 @@ pub struct Stored {
 pub fn stored_bytes(kind: FormatKind, st: &Stored, s: Sizes) -> u64 {
     let (i, v) = (s.index, s.value);
     match kind {
-        FormatKind::Coo => st.nnz * (2 * i + v),
-        FormatKind::Csr => (st.nrows + 1) * i + st.nnz * (i + v),
-        FormatKind::Ell => st.nrows * i + st.slots * (i + v),
-        FormatKind::Hyb => st.nrows * i + st.slots * (i + v) + st.tail * (2 * i + v),
-        FormatKind::Jds => st.nrows * i + (st.diagonals + 1) * i + st.nnz * (i + v),
-        FormatKind::Sell => st.nrows * i + (2 * st.slices + 1) * i + st.slots * (i + v),
+        FormatKind::Coo => sum(&[(st.nnz, 2 * i + v)]),
+        FormatKind::Csr => sum(&[(st.nrows, i), (1, i), (st.nnz, i + v)]),
+        FormatKind::Ell => sum(&[(st.nrows, i), (st.slots, i + v)]),
+        FormatKind::Hyb => sum(&[(st.nrows, i), (st.slots, i + v), (st.tail, 2 * i + v)]),
+        FormatKind::Jds => sum(&[(st.nrows, i), (st.diagonals, i), (1, i), (st.nnz, i + v)]),
+        FormatKind::Sell => sum(&[(st.nrows, i), (st.slices, 2 * i), (1, i), (st.slots, i + v)]),
     }
 }
 
@@ -368,7 +376,7 @@ pub(crate) fn csr(sh: Shape, s: Sizes) -> CsrReport {
 }
 
 pub(crate) fn ell(sh: Shape, s: Sizes) -> EllReport {
-    let slots = sh.nrows * sh.max_len;
+    let slots = sh.nrows.saturating_mul(sh.max_len);
     let st = sh.stored(Stored {
         slots,
         ..Stored::default()
@@ -384,7 +392,7 @@ pub(crate) fn ell(sh: Shape, s: Sizes) -> EllReport {
 }
 
 pub(crate) fn hyb(sh: Shape, counts: &LengthCounts, width: u64, s: Sizes) -> HybReport {
-    let ell_slots = sh.nrows * width;
+    let ell_slots = sh.nrows.saturating_mul(width);
     let tail = counts.overflow(width);
     let kept = sh.nnz - tail;
     let st = sh.stored(Stored {
@@ -395,7 +403,7 @@ pub(crate) fn hyb(sh: Shape, counts: &LengthCounts, width: u64, s: Sizes) -> Hyb
     let bytes = stored_bytes(FormatKind::Hyb, &st, s);
     HybReport {
         bytes,
-        padding_ratio: ratio(ell_slots - kept, ell_slots + tail),
+        padding_ratio: ratio(ell_slots - kept, ell_slots.saturating_add(tail)),
         spmv_bytes: sh.spmv(bytes, s),
         hyb_width: width,
         ell_slots,
@@ -404,7 +412,7 @@ pub(crate) fn hyb(sh: Shape, counts: &LengthCounts, width: u64, s: Sizes) -> Hyb
 }
 
 pub(crate) fn jds(sh: Shape, s: Sizes) -> JdsReport {
-    let perm_bytes = sh.nrows * s.index;
+    let perm_bytes = sh.nrows.saturating_mul(s.index);
     let st = sh.stored(Stored {
         diagonals: sh.max_len,
         ..Stored::default()
@@ -416,15 +424,11 @@ pub(crate) fn jds(sh: Shape, s: Sizes) -> JdsReport {
         spmv_bytes: sh.spmv(bytes, s),
         diagonals: sh.max_len,
         perm_bytes,
-        scattered_y_bytes: sh.nrows * s.value,
+        scattered_y_bytes: sh.nrows.saturating_mul(s.value),
     }
 }
 
-pub(crate) fn sell(sh: Shape, rows: &[u32], c: usize, sigma: usize, s: Sizes) -> SellReport {
-    sell_report(sh, c, sigma, sell_slots(rows, c, sigma), s)
-}
-
-/// [`sell`] with the slot count already known.
+/// The SELL report of a layout with `slots` slots.
 pub(crate) fn sell_report(sh: Shape, c: usize, sigma: usize, slots: u64, s: Sizes) -> SellReport {
     let slices = (sh.nrows as usize).div_ceil(c.max(1)) as u64;
     let st = sh.stored(Stored {

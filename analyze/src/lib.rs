@@ -91,7 +91,7 @@ pub use histogram::Bin;
 pub use plot::{draw_report, write_plot, PlotError};
 pub use recommend::Recommendation;
 pub use report::{render_text, AnalyzeOptions, AnalyzeReport, PredictedLayout};
-pub use rows::RowLengths;
+pub use rows::{Lengths, RowLengths};
 pub use rules::{recommend_hyb_width, recommend_sell, CostModel};
 pub use stats::LengthStats;
 pub use timing::TimeModel;

@@ -153,7 +153,7 @@ pub fn recommend(
         layout_words(c),
         us(t_best),
         device,
-        bytes_words(c.work.matrix_bytes + c.work.vector_bytes),
+        bytes_words(c.work.matrix_bytes.saturating_add(c.work.vector_bytes)),
         pct(f.ell.padding_ratio),
     );
     Recommendation {

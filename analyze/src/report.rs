@@ -12,7 +12,7 @@ use crate::candidates::Features;
 use crate::formats::{self, Formats, Shape, Sizes};
 use crate::histogram::{histogram, Bin};
 use crate::recommend::{rank_layouts, recommend, Recommendation};
-use crate::rows::{LengthCounts, RowLengths};
+use crate::rows::RowLengths;
 use crate::rules::{
     choose_sell, hyb_rules, padding_curve, sell_table, CostModel, CurvePoint, HybRule,
     SellCandidate,
@@ -103,17 +103,17 @@ impl AnalyzeReport {
     ///
     /// ```
     /// use sparsetool_analyze::{AnalyzeOptions, AnalyzeReport, RowLengths};
-    /// let rl = RowLengths { nrows: 3, ncols: 3, rows: vec![2, 1, 2], cols: vec![2, 1, 2] };
+    /// let rl = RowLengths { nrows: 3, ncols: 3, rows: vec![2, 1, 2].into(), cols: vec![2, 1, 2].into() };
     /// let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
     /// assert_eq!((r.nnz, r.formats.ell.ell_width), (5, 2));
     /// ```
     #[must_use]
     pub fn new(rl: &RowLengths, opts: &AnalyzeOptions) -> Self {
-        let counts = LengthCounts::new(&rl.rows);
+        let counts = rl.rows.counts();
         let model = &opts.model;
         let s = opts.sizes;
-        let row_length = LengthStats::new(&rl.rows);
-        let column_length = LengthStats::new(&rl.cols);
+        let row_length = LengthStats::from_counts(&counts);
+        let column_length = rl.cols.stats();
         let shape = Shape {
             nrows: rl.nrows as u64,
             ncols: rl.ncols as u64,
@@ -131,7 +131,7 @@ impl AnalyzeReport {
             ell: formats::ell(shape, s),
             hyb: formats::hyb(shape, &counts, hyb_width, s),
             jds: formats::jds(shape, s),
-            sell: formats::sell(shape, &rl.rows, c, sigma, s),
+            sell: formats::sell_report(shape, c, sigma, rl.rows.sell_slots(c, sigma), s),
         };
         let marks: Vec<u64> = rules.iter().map(|r| r.width).collect();
         let features = Features::from_parts(rl, s.value, &counts, row_length.clone(), &table);

@@ -11,6 +11,7 @@ pub mod stream;
 
 pub use stream::read_row_lengths;
 
+use sparsetool_formats::alloc::{try_filled, try_with_capacity};
 use sparsetool_formats::{Coo, Csr, Index, Scalar};
 
 use crate::AnalyzeError;
@@ -18,7 +19,10 @@ use crate::AnalyzeError;
 /// Entries per row and per column of a sparse matrix.
 ///
 /// Counts are `u32`: a single row or column holding more than 2^32 − 1
-/// entries is refused ([`AnalyzeError::CountOverflow`]).
+/// entries is refused ([`AnalyzeError::CountOverflow`]). An axis much
+/// longer than the entries (a matrix declaring billions of rows that holds
+/// a few entries) is kept [`Lengths::Sparse`], so memory follows the
+/// entries, not the declared size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowLengths {
     /// Number of rows.
@@ -26,9 +30,9 @@ pub struct RowLengths {
     /// Number of columns.
     pub ncols: usize,
     /// Entries of each row (`nrows` counts).
-    pub rows: Vec<u32>,
+    pub rows: Lengths,
     /// Entries of each column (`ncols` counts).
-    pub cols: Vec<u32>,
+    pub cols: Lengths,
 }
 
 #[cfg(test)]
@@ -39,10 +43,238 @@ impl RowLengths {
         Self {
             nrows: rows.len(),
             ncols: cols.len(),
-            rows,
-            cols,
+            rows: rows.into(),
+            cols: cols.into(),
         }
     }
+}
+
+/// The entry counts of one axis (rows or columns), in index order.
+/// Equality compares the counts, whatever the representation.
+#[derive(Debug, Clone)]
+pub enum Lengths {
+    /// One count per index.
+    Dense(Vec<u32>),
+    /// The nonzero counts only, by ascending index; every other index of
+    /// `0..n` has count 0.
+    Sparse {
+        /// Length of the axis.
+        n: usize,
+        /// Indices with a nonzero count, ascending.
+        index: Vec<u64>,
+        /// Their counts.
+        count: Vec<u32>,
+    },
+}
+
+impl PartialEq for Lengths {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Lengths::Dense(a), Lengths::Dense(b)) => a == b,
+            _ => self.len() == other.len() && self.nonzero().eq(other.nonzero()),
+        }
+    }
+}
+
+impl Eq for Lengths {}
+
+impl From<Vec<u32>> for Lengths {
+    fn from(v: Vec<u32>) -> Self {
+        Lengths::Dense(v)
+    }
+}
+
+/// An axis is counted sparsely when it is longer than this many times the
+/// entries (plus a margin for small matrices): a dense array of counts
+/// would then take more memory than the entries themselves.
+const SPARSE_RATIO: usize = 4;
+const SPARSE_MIN: usize = 1 << 20;
+
+/// Whether an axis of length `n` holding `entries` entries is counted
+/// sparsely.
+pub(crate) fn sparse_axis(n: usize, entries: usize) -> bool {
+    n > entries
+        .saturating_mul(SPARSE_RATIO)
+        .saturating_add(SPARSE_MIN)
+}
+
+impl Lengths {
+    /// The counts of the indices in `idx` (each in `0..n`, unchecked),
+    /// kept sparse: sorts `idx`.
+    ///
+    /// # Errors
+    /// [`AnalyzeError::CountOverflow`] for a count over 2^32 − 1.
+    pub fn from_indices(
+        n: usize,
+        mut idx: Vec<u64>,
+        what: &'static str,
+    ) -> Result<Self, AnalyzeError> {
+        use rayon::prelude::*;
+        idx.par_sort_unstable();
+        let (mut index, mut count): (Vec<u64>, Vec<u32>) = (Vec::new(), Vec::new());
+        for i in idx {
+            match index.last() {
+                Some(&l) if l == i => {
+                    let c = count.last_mut().expect("index and count grow together");
+                    *c = c.checked_add(1).ok_or(AnalyzeError::CountOverflow {
+                        what,
+                        count: u64::from(u32::MAX) + 1,
+                    })?;
+                }
+                _ => {
+                    index.push(i);
+                    count.push(1);
+                }
+            }
+        }
+        Ok(Lengths::Sparse { n, index, count })
+    }
+
+    /// The nonzero counts with their indices, by ascending index.
+    pub fn nonzero(&self) -> Box<dyn Iterator<Item = (u64, u32)> + '_> {
+        match self {
+            Lengths::Dense(v) => Box::new(
+                v.iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c > 0)
+                    .map(|(i, &c)| (i as u64, c)),
+            ),
+            Lengths::Sparse { index, count, .. } => {
+                Box::new(index.iter().copied().zip(count.iter().copied()))
+            }
+        }
+    }
+
+    /// Length of the axis.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Lengths::Dense(v) => v.len(),
+            Lengths::Sparse { n, .. } => *n,
+        }
+    }
+
+    /// Whether the axis is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sum of the counts.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        match self {
+            Lengths::Dense(v) => v.iter().map(|&r| u64::from(r)).sum(),
+            Lengths::Sparse { count, .. } => count.iter().map(|&r| u64::from(r)).sum(),
+        }
+    }
+
+    /// The largest count (0 when empty).
+    #[must_use]
+    pub fn max(&self) -> u32 {
+        match self {
+            Lengths::Dense(v) => v.iter().copied().max().unwrap_or(0),
+            Lengths::Sparse { count, .. } => count.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Every count, in index order (zeros included: memory `O(len)`).
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<u32> {
+        match self {
+            Lengths::Dense(v) => v.clone(),
+            Lengths::Sparse { n, index, count } => {
+                let mut v = vec![0; *n];
+                for (&i, &c) in index.iter().zip(count) {
+                    v[i as usize] = c;
+                }
+                v
+            }
+        }
+    }
+
+    /// The run-length table of the counts (the zeros of a sparse axis
+    /// counted arithmetically).
+    #[must_use]
+    pub fn counts(&self) -> LengthCounts {
+        match self {
+            Lengths::Dense(v) => LengthCounts::new(v),
+            Lengths::Sparse { n, count, .. } => {
+                let mut t = LengthCounts::new(count);
+                let zeros = (*n - count.len()) as u64;
+                if zeros > 0 {
+                    match t.pairs.first_mut() {
+                        Some((0, c)) => *c += zeros,
+                        _ => t.pairs.insert(0, (0, zeros)),
+                    }
+                    t.nrows += zeros;
+                }
+                t
+            }
+        }
+    }
+
+    /// Summary statistics of the counts.
+    #[must_use]
+    pub fn stats(&self) -> crate::LengthStats {
+        crate::LengthStats::from_counts(&self.counts())
+    }
+
+    /// Slots of a SELL-C-σ layout of rows with these lengths (see
+    /// [`crate::sell_slots`]; a sparse axis in `O(entries log entries)`).
+    #[must_use]
+    pub fn sell_slots(&self, c: usize, sigma: usize) -> u64 {
+        match self {
+            Lengths::Dense(v) => crate::sell_slots(v, c, sigma),
+            Lengths::Sparse { n, index, count } => sparse_sell_slots(*n, index, count, c, sigma),
+        }
+    }
+}
+
+/// [`crate::sell_slots`] of a sparse axis: windows and slices without a
+/// nonzero row add nothing (their rows are all empty), and zeros sort
+/// last, so only the nonzero rows of each window matter.
+fn sparse_sell_slots(n: usize, index: &[u64], count: &[u32], c: usize, sigma: usize) -> u64 {
+    if c == 0 || n == 0 {
+        return 0;
+    }
+    let c64 = c as u64;
+    // Groups of consecutive nonzero rows that share `index / g`.
+    let groups = |g: u64, f: &mut dyn FnMut(&[u32])| {
+        let mut s = 0;
+        while s < index.len() {
+            let key = index[s] / g;
+            let mut e = s + 1;
+            while e < index.len() && index[e] / g == key {
+                e += 1;
+            }
+            f(&count[s..e]);
+            s = e;
+        }
+    };
+    let mut slots = 0u64;
+    if sigma <= 1 {
+        groups(c64, &mut |ch| {
+            slots += c64 * u64::from(ch.iter().copied().max().unwrap_or(0))
+        });
+        return slots;
+    }
+    let sigma = sigma.div_ceil(c).saturating_mul(c);
+    let mut window = |w: &[u32]| {
+        let mut v = w.to_vec();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        slots += v
+            .iter()
+            .step_by(c)
+            .map(|&m| c64 * u64::from(m))
+            .sum::<u64>();
+    };
+    if sigma >= n {
+        window(count);
+    } else {
+        groups(sigma as u64, &mut window);
+    }
+    slots
 }
 
 fn count_u32(what: &'static str, v: usize) -> Result<u32, AnalyzeError> {
@@ -93,14 +325,14 @@ impl RowLengths {
         row_ptr: &[I],
         col_idx: &[I],
     ) -> Result<Self, AnalyzeError> {
-        if row_ptr.len() != nrows + 1 {
+        if row_ptr.len() != nrows.saturating_add(1) {
             return Err(AnalyzeError::BadStructure(format!(
                 "row_ptr has {} entries, expected nrows + 1 = {}",
                 row_ptr.len(),
-                nrows + 1
+                nrows as u128 + 1
             )));
         }
-        let mut rows = Vec::with_capacity(nrows);
+        let mut rows = try_with_capacity(nrows, "the row lengths")?;
         for (i, w) in row_ptr.windows(2).enumerate() {
             let (s, e) = (w[0].to_usize(), w[1].to_usize());
             if e < s || e == usize::MAX {
@@ -118,7 +350,7 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        Self::with_columns(nrows, ncols, rows, col_idx)
+        Self::with_columns(nrows, ncols, rows.into(), col_idx)
     }
 
     /// Row and column lengths from coordinate arrays (one `(row, col)` pair
@@ -148,7 +380,7 @@ impl RowLengths {
     fn with_columns<I: Index>(
         nrows: usize,
         ncols: usize,
-        rows: Vec<u32>,
+        rows: Lengths,
         col_idx: &[I],
     ) -> Result<Self, AnalyzeError> {
         let cols = index_counts(&COLUMN, ncols, col_idx)?;
@@ -163,13 +395,13 @@ impl RowLengths {
     /// Number of stored entries (sum of the row lengths).
     #[must_use]
     pub fn nnz(&self) -> u64 {
-        self.rows.iter().map(|&r| u64::from(r)).sum()
+        self.rows.total()
     }
 
     /// Length of the longest row (0 when there are no rows).
     #[must_use]
     pub fn max_row(&self) -> usize {
-        self.rows.iter().copied().max().unwrap_or(0) as usize
+        self.rows.max() as usize
     }
 }
 
@@ -193,10 +425,10 @@ const COLUMN: Axis = Axis {
 };
 
 /// How many entries of `idx` name each of `0..n` (the lengths of the rows
-/// or columns of one axis); an index out of range is an error.
-fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Vec<u32>, AnalyzeError> {
-    let mut counts = vec![0u32; n];
-    for (k, i) in idx.iter().enumerate() {
+/// or columns of one axis; sparse when `n` is much larger than the
+/// entries); an index out of range is an error.
+fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Lengths, AnalyzeError> {
+    let check = |k: usize, i: &I| {
         let iu = i.to_usize();
         if iu >= n {
             return Err(AnalyzeError::BadStructure(format!(
@@ -206,9 +438,20 @@ fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Vec<u32>, 
                 axis.dim
             )));
         }
-        bump(&mut counts, iu, axis.length)?;
+        Ok(iu)
+    };
+    if sparse_axis(n, idx.len()) {
+        let mut all = try_with_capacity(idx.len(), axis.index)?;
+        for (k, i) in idx.iter().enumerate() {
+            all.push(check(k, i)? as u64);
+        }
+        return Lengths::from_indices(n, all, axis.length);
     }
-    Ok(counts)
+    let mut counts = try_filled(n, 0u32, axis.length)?;
+    for (k, i) in idx.iter().enumerate() {
+        bump(&mut counts, check(k, i)?, axis.length)?;
+    }
+    Ok(counts.into())
 }
 
 /// Run-length encoding of the row lengths: `(length, rows)` pairs in

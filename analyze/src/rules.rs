@@ -34,8 +34,7 @@
 
 use serde::Serialize;
 
-use crate::formats::sell_slots;
-use crate::rows::{LengthCounts, RowLengths};
+use crate::rows::{LengthCounts, Lengths, RowLengths};
 
 /// The structural rules: the HYB width rule's relative costs (in "ELL
 /// slot" units, one coalesced index + value load; CUSP's rule of thumb
@@ -93,7 +92,7 @@ impl CostModel {
     /// Cost of a HYB layout of width `k` (slot units).
     #[must_use]
     pub fn hyb_cost(&self, counts: &LengthCounts, k: u64) -> f64 {
-        self.ell_slot_cost * (counts.nrows * k) as f64
+        self.ell_slot_cost * (counts.nrows as f64 * k as f64)
             + self.coo_entry_cost * counts.overflow(k) as f64
     }
 }
@@ -218,7 +217,7 @@ pub struct HybRule {
 }
 
 fn hyb_rule(rule: &'static str, counts: &LengthCounts, width: u64, model: &CostModel) -> HybRule {
-    let ell_slots = counts.nrows * width;
+    let ell_slots = counts.nrows.saturating_mul(width);
     let coo = counts.overflow(width);
     let kept = counts.nnz - coo;
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -275,7 +274,7 @@ pub fn padding_curve(counts: &LengthCounts, extra: &[u64]) -> Vec<CurvePoint> {
         .into_iter()
         .map(|k| {
             let coo = counts.overflow(k);
-            let slots = counts.nrows * k;
+            let slots = counts.nrows.saturating_mul(k);
             CurvePoint {
                 width: k,
                 ell_slots: slots,
@@ -317,11 +316,11 @@ pub fn sell_sigmas(c: usize, nrows: usize) -> Vec<usize> {
 
 /// Exact SELL padding for every candidate (see the module docs).
 #[must_use]
-pub fn sell_table(rows: &[u32], nnz: u64) -> Vec<SellCandidate> {
+pub fn sell_table(rows: &Lengths, nnz: u64) -> Vec<SellCandidate> {
     let mut out = Vec::new();
     for c in SELL_SLICES {
         for sigma in sell_sigmas(c, rows.len()) {
-            let slots = sell_slots(rows, c, sigma);
+            let slots = rows.sell_slots(c, sigma);
             let padding_ratio = if slots == 0 {
                 0.0
             } else {
@@ -363,12 +362,12 @@ pub fn choose_sell(table: &[SellCandidate], model: &CostModel, uneven: bool) -> 
 /// // overflow goes to COO.
 /// let mut rows = vec![4u32; 1000];
 /// rows[10] = 200;
-/// let rl = RowLengths { nrows: 1000, ncols: 1000, rows, cols: vec![0; 1000] };
+/// let rl = RowLengths { nrows: 1000, ncols: 1000, rows: rows.into(), cols: vec![0; 1000].into() };
 /// assert_eq!(recommend_hyb_width(&rl), 4);
 /// ```
 #[must_use]
 pub fn recommend_hyb_width(rl: &RowLengths) -> usize {
-    hyb_width_with(&LengthCounts::new(&rl.rows), &CostModel::default()) as usize
+    hyb_width_with(&rl.rows.counts(), &CostModel::default()) as usize
 }
 
 /// SELL (C, σ) defaults for `convert`: [`choose_sell`] over
@@ -376,12 +375,12 @@ pub fn recommend_hyb_width(rl: &RowLengths) -> usize {
 ///
 /// ```
 /// use sparsetool_analyze::{recommend_sell, RowLengths};
-/// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 3, 3, 3], cols: vec![3; 4] };
+/// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 3, 3, 3].into(), cols: vec![3; 4].into() };
 /// assert_eq!(recommend_sell(&rl), (32, 1)); // uniform rows: no sorting needed
 /// ```
 #[must_use]
 pub fn recommend_sell(rl: &RowLengths) -> (usize, usize) {
-    let counts = LengthCounts::new(&rl.rows);
+    let counts = rl.rows.counts();
     let model = CostModel::default();
     let table = sell_table(&rl.rows, counts.nnz);
     choose_sell(&table, &model, uneven_counts(&model, &counts))

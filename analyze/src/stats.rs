@@ -15,7 +15,6 @@
 //! Every field is 0 for an empty list.
 
 use serde::{Deserialize, Serialize};
-use statrs::statistics::{Accumulate, Data, OnlineMoments, OrderStatistics};
 
 /// Summary of a list of lengths.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,7 +45,15 @@ impl LengthStats {
     /// Statistics of `lengths` (any order).
     #[must_use]
     pub fn new(lengths: &[u32]) -> Self {
-        if lengths.is_empty() {
+        Self::from_counts(&crate::rows::LengthCounts::new(lengths))
+    }
+
+    /// Statistics of the lengths a run-length table describes (memory and
+    /// time in the number of distinct lengths).
+    #[must_use]
+    pub fn from_counts(t: &crate::rows::LengthCounts) -> Self {
+        let n = t.nrows;
+        if n == 0 {
             return Self {
                 min: 0,
                 max: 0,
@@ -60,19 +67,51 @@ impl LengthStats {
                 empty: 0,
             };
         }
-        let moments = lengths
-            .iter()
-            .fold(OnlineMoments::<3>::default(), |m, &l| m.push(f64::from(l)));
-        let mean = moments.mean().unwrap_or(0.0);
-        let std = moments.population_std_dev().unwrap_or(0.0);
-        let skewness = moments.skewness().unwrap_or(0.0);
-        let mut data = Data::new(lengths.iter().map(|&l| f64::from(l)).collect::<Vec<f64>>());
-        let median = data.median();
-        let p90 = data.quantile(0.9);
-        let p99 = data.quantile(0.99);
-        let min = lengths.iter().copied().min().map_or(0, u64::from);
-        let max = lengths.iter().copied().max().map_or(0, u64::from);
-        let empty = lengths.iter().filter(|&&l| l == 0).count() as u64;
+        let nf = n as f64;
+        let mean = t.nnz as f64 / nf;
+        let (mut m2, mut m3) = (0.0, 0.0);
+        for &(l, c) in &t.pairs {
+            let d = l as f64 - mean;
+            m2 += c as f64 * d * d;
+            m3 += c as f64 * d * d * d;
+        }
+        let (m2, m3) = (m2 / nf, m3 / nf);
+        let std = m2.sqrt();
+        let skewness = if m2 > 0.0 { m3 / m2.powf(1.5) } else { 0.0 };
+        // The k-th smallest length (1-based).
+        let nth = |k: u64| -> f64 {
+            let mut seen = 0;
+            for &(l, c) in &t.pairs {
+                seen += c;
+                if seen >= k {
+                    return l as f64;
+                }
+            }
+            t.max() as f64
+        };
+        let min = t.pairs.first().map_or(0, |p| p.0);
+        let max = t.max();
+        // R's type 8 (statrs' `quantile`): h = (n + 1/3) p + 1/3, the
+        // sorted lengths interpolated at h, clamped to the ends.
+        let quantile = |p: f64| -> f64 {
+            let h = (nf + 1.0 / 3.0) * p + 1.0 / 3.0;
+            let hf = h.floor();
+            if hf < 1.0 {
+                return min as f64;
+            }
+            if hf >= nf {
+                return max as f64;
+            }
+            let a = nth(hf as u64);
+            let b = nth(hf as u64 + 1);
+            a + (h - hf) * (b - a)
+        };
+        let median = if n % 2 == 1 {
+            nth(n / 2 + 1)
+        } else {
+            (nth(n / 2) + nth(n / 2 + 1)) / 2.0
+        };
+        let empty = t.pairs.first().filter(|p| p.0 == 0).map_or(0, |p| p.1);
         Self {
             min,
             max,
@@ -80,8 +119,8 @@ impl LengthStats {
             std,
             cv: if mean > 0.0 { std / mean } else { 0.0 },
             median,
-            p90,
-            p99,
+            p90: quantile(0.9),
+            p99: quantile(0.99),
             skewness: if skewness.is_finite() { skewness } else { 0.0 },
             empty,
         }

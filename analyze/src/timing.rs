@@ -66,7 +66,7 @@ pub const TERMS: [&str; NTERMS] = [
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::terms;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1], cols: vec![1, 2] };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
 /// let f = Features::new(&rl, 8);
 /// let ell = f.candidates.iter().find(|c| c.layout == Layout::Ell { width: 2 }).unwrap();
 /// let t = terms(ell, &f);
@@ -86,7 +86,7 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
     };
     [
         1.0,
-        (w.matrix_bytes + w.vector_bytes) as f64 / 1e6,
+        (w.matrix_bytes as f64 + w.vector_bytes as f64) / 1e6,
         serial as f64 / 1e3,
         w.tail as f64 / 1e6,
         tail_serial as f64 / 1e3,
@@ -127,7 +127,7 @@ pub fn kernel_runs(kernel: &str, c: &Candidate) -> bool {
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::models_for;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1], cols: vec![1, 2] };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
 /// let f = Features::new(&rl, 8);
 /// let sell = f.candidates.iter().find(|c| c.layout == Layout::Sell { slice: 32, sigma: 1 }).unwrap();
 /// assert_eq!(models_for(sell), ["sell", "cusparse-sell"]);
@@ -616,8 +616,8 @@ mod tests {
         let rl = RowLengths {
             nrows: 3,
             ncols: 8,
-            rows: vec![1, 1, 8],
-            cols: vec![2, 2, 1, 1, 1, 1, 1, 1],
+            rows: vec![1, 1, 8].into(),
+            cols: vec![2, 2, 1, 1, 1, 1, 1, 1].into(),
         };
         let f = Features::new(&rl, 8);
         let hyb = |c: &&Candidate| matches!(c.layout, Layout::Hyb { .. });

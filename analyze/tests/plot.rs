@@ -142,8 +142,8 @@ fn empty_matrix_plots() {
     let rl = RowLengths {
         nrows: 0,
         ncols: 0,
-        rows: vec![],
-        cols: vec![],
+        rows: vec![].into(),
+        cols: vec![].into(),
     };
     let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
     let svg = svg_of(&r, "empty");

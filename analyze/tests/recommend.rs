@@ -169,7 +169,7 @@ fn width_rules_match_transcriptions() {
     ];
     for seed in 0..10u64 {
         let a = crate::common::random_csr(seed, 1000 + 1500 * seed as usize, 400);
-        cases.push(RowLengths::from_csr(&a).unwrap().rows);
+        cases.push(RowLengths::from_csr(&a).unwrap().rows.to_vec());
     }
     let m = CostModel::default();
     for lens in &cases {
@@ -212,16 +212,16 @@ fn empty_matrix_recommends_csr() {
     let rl = RowLengths {
         nrows: 0,
         ncols: 0,
-        rows: vec![],
-        cols: vec![],
+        rows: vec![].into(),
+        cols: vec![].into(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");
     let rl = RowLengths {
         nrows: 5,
         ncols: 3,
-        rows: vec![0; 5],
-        cols: vec![0; 3],
+        rows: vec![0; 5].into(),
+        cols: vec![0; 3].into(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");

@@ -17,7 +17,7 @@ fn sell_slots_match_convert() {
             for sigma in [1, c, 2 * c, 8 * c, full] {
                 let sell = csr_to_sell(&a, c, sigma).unwrap();
                 assert_eq!(
-                    sell_slots(&rl.rows, c, sigma),
+                    sell_slots(&rl.rows.to_vec(), c, sigma),
                     sell.slots() as u64,
                     "seed {seed}, C {c}, sigma {sigma}"
                 );

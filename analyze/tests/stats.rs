@@ -39,7 +39,11 @@ fn stats_match_hand_computation() {
         let ptr = a.row_ptr();
         let lens: Vec<f64> = (0..nr).map(|i| f64::from(ptr[i + 1] - ptr[i])).collect();
         assert_eq!(
-            rl.rows.iter().map(|&r| f64::from(r)).collect::<Vec<_>>(),
+            rl.rows
+                .to_vec()
+                .iter()
+                .map(|&r| f64::from(r))
+                .collect::<Vec<_>>(),
             lens
         );
         // Column lengths by hand.
@@ -47,9 +51,9 @@ fn stats_match_hand_computation() {
         for &c in a.col_idx() {
             cl[c as usize] += 1;
         }
-        assert_eq!(rl.cols, cl);
+        assert_eq!(rl.cols.to_vec(), cl);
 
-        let st = LengthStats::new(&rl.rows);
+        let st = LengthStats::new(&rl.rows.to_vec());
         let n = lens.len() as f64;
         let mean = lens.iter().sum::<f64>() / n;
         let m2 = lens.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
@@ -144,7 +148,7 @@ fn check_bins(lens: &[u32]) {
 fn histogram_bins_cover_every_row_once() {
     for seed in 0..12u64 {
         let a = random_csr(seed, 50 + seed as usize * 40, 400);
-        check_bins(&RowLengths::from_csr(&a).unwrap().rows);
+        check_bins(&RowLengths::from_csr(&a).unwrap().rows.to_vec());
     }
     check_bins(&[]);
     check_bins(&[0, 0, 0]);
@@ -169,4 +173,78 @@ fn histogram_bins_cover_every_row_once() {
         1 << 20,
         u32::MAX,
     ]);
+}
+
+/// The statistics agree with `statrs` (the reference implementation), and
+/// a sparse axis (huge, nearly empty) gives exactly what the dense one
+/// gives, for the statistics, the length table and SELL slot counts.
+#[test]
+fn stats_agree_with_statrs_and_sparse_axes() {
+    use rand::{Rng, SeedableRng};
+    use sparsetool_analyze::{sell_slots, Lengths};
+    use statrs::statistics::{Data, OrderStatistics, Statistics};
+    for seed in 0..20u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let n = rng.random_range(1..3000usize);
+        let lens: Vec<u32> = (0..n)
+            .map(|_| {
+                if rng.random_bool(0.7) {
+                    0
+                } else {
+                    rng.random_range(1..40)
+                }
+            })
+            .collect();
+        let st = LengthStats::new(&lens);
+        let xs: Vec<f64> = lens.iter().map(|&l| f64::from(l)).collect();
+        let mut data = Data::new(xs.clone());
+        assert!(close(st.mean, xs.iter().mean()), "seed {seed}");
+        assert!(close(st.std, xs.iter().population_std_dev()), "seed {seed}");
+        assert!(close(st.median, data.median()), "seed {seed}");
+        assert!(close(st.p90, data.quantile(0.9)), "seed {seed}");
+        assert!(close(st.p99, data.quantile(0.99)), "seed {seed}");
+
+        let mut idx = Vec::new();
+        for (i, &l) in lens.iter().enumerate() {
+            idx.extend(std::iter::repeat_n(i as u64, l as usize));
+        }
+        let sparse = Lengths::from_indices(n, idx, "row length").unwrap();
+        let dense = Lengths::Dense(lens.clone());
+        assert_eq!(sparse, dense);
+        assert_eq!(sparse.counts(), LengthCounts::new(&lens));
+        assert_eq!(sparse.stats(), st);
+        for (c, sigma) in [
+            (1, 1),
+            (4, 1),
+            (32, 1),
+            (4, 8),
+            (32, 64),
+            (32, 4096),
+            (3, 7),
+        ] {
+            assert_eq!(
+                sparse.sell_slots(c, sigma),
+                sell_slots(&lens, c, sigma),
+                "seed {seed} C {c} sigma {sigma}"
+            );
+        }
+    }
+}
+
+/// A matrix declaring 2^40 rows and columns with three entries: its row
+/// lengths, statistics and report take memory for three entries.
+#[test]
+fn huge_nearly_empty_axes_stay_sparse() {
+    let n = 1usize << 40;
+    let rl = RowLengths::from_coords(n, n, &[5i64, 5, 1 << 39], &[0i64, 7, 1 << 39]).unwrap();
+    assert!(matches!(
+        rl.rows,
+        sparsetool_analyze::Lengths::Sparse { .. }
+    ));
+    assert_eq!(rl.nnz(), 3);
+    assert_eq!(rl.max_row(), 2);
+    let st = rl.rows.stats();
+    assert_eq!((st.empty, st.max, st.median), (n as u64 - 2, 2, 0.0));
+    let report = sparsetool_analyze::AnalyzeReport::new(&rl, &Default::default());
+    assert_eq!(report.nnz, 3);
 }

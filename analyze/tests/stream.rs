@@ -52,15 +52,15 @@ fn small_files_match_full_reader() {
     let text = "%%MatrixMarket matrix coordinate real general\r\n2 2 2\r\n1 2 1\r\n2 2 5";
     std::fs::write(&p, text).unwrap();
     let s = RowLengths::from_mm_path(&p).unwrap();
-    assert_eq!((s.rows.clone(), s.cols.clone()), (vec![1, 1], vec![0, 2]));
+    assert_eq!((s.rows.to_vec(), s.cols.to_vec()), (vec![1, 1], vec![0, 2]));
     assert_eq!(s, full(&p));
     assert_eq!(RowLengths::from_mm_path(&gzip(&p, dir.path())).unwrap(), s);
     let s = RowLengths::from_mm_path(&data("general.mtx")).unwrap();
-    assert_eq!(s.rows, vec![3, 0, 1, 3]);
-    assert_eq!(s.cols, vec![3, 1, 0, 1, 2]);
+    assert_eq!(s.rows.to_vec(), vec![3, 0, 1, 3]);
+    assert_eq!(s.cols.to_vec(), vec![3, 1, 0, 1, 2]);
     let s = RowLengths::from_mm_path(&data("symmetric.mtx")).unwrap();
     // (1,1) (2,1)+(1,2) (3,1)+(1,3) (5,3)+(3,5) (5,5) (4,2)+(2,4)
-    assert_eq!(s.rows, vec![3, 2, 2, 1, 2]);
+    assert_eq!(s.rows.to_vec(), vec![3, 2, 2, 1, 2]);
     assert_eq!(s.cols, s.rows);
 }
 

@@ -102,13 +102,26 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub measure: bool,
     /// How many formats --measure times (their best-predicted layouts).
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = bounded(1, 16))]
     pub measure_top: usize,
     /// Timed launches per kernel for --measure (median reported).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = bounded(1, MAX_REPS))]
     pub reps: usize,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// The most timed repetitions a bench may ask for (a value beyond would run
+/// for hours on any matrix worth timing).
+pub const MAX_REPS: u64 = 100_000;
+
+/// The largest SELL slice height: one CUDA thread block.
+pub const MAX_SLICE: u64 = 1024;
+
+/// A `usize` flag within `lo..=hi` (out of range: a usage error naming the
+/// range).
+fn bounded(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
 }
 
 /// The `--dtype` value parser: the names of
@@ -144,16 +157,16 @@ pub struct ConvertArgs {
     #[arg(short, long)]
     pub output: PathBuf,
     /// ELL width (default: the longest row; smaller widths are refused: use HYB).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = bounded(1, u64::MAX))]
     pub ell_width: Option<usize>,
     /// HYB width: a number, or `auto` for the recommended width.
     #[arg(long, value_name = "K|auto", default_value = "auto")]
     pub hyb_width: String,
-    /// SELL slice height C.
-    #[arg(long, value_name = "C")]
+    /// SELL slice height C (1 to 1024: a slice is one GPU thread block at most).
+    #[arg(long, value_name = "C", value_parser = bounded(1, MAX_SLICE))]
     pub slice: Option<usize>,
     /// SELL sorting window sigma (1 = no sorting; a multiple of C).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = bounded(1, u64::MAX))]
     pub sigma: Option<usize>,
     /// Allow ELL even when padding makes it more than 3x the size of CSR.
     #[arg(long)]
@@ -228,7 +241,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = precision(), default_value = "f32")]
     pub dtype: Precision,
     /// Timed repetitions per kernel (the median is reported).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = bounded(1, MAX_REPS))]
     pub reps: usize,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -265,7 +278,7 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 2.0)]
     pub alpha: f64,
     /// Longest row a power-law matrix may have (default: the column count).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = bounded(1, u64::MAX))]
     pub max_row_len: Option<usize>,
     /// Value type.
     #[arg(long, value_parser = precision(), default_value = "f64")]

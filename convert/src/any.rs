@@ -15,6 +15,17 @@ pub trait ToCsr<T: Scalar, I: Index> {
     fn to_csr(&self) -> Csr<T, I>;
     /// The matrix in CSR, consuming it (no copy for CSR).
     fn into_csr(self) -> Csr<T, I>;
+    /// Like [`ToCsr::as_csr`], after checking that the memory the
+    /// conversion needs can be had (see [`preflight`]).
+    ///
+    /// # Errors
+    /// [`ConvertError::Alloc`].
+    fn try_as_csr(&self) -> Result<Cow<'_, Csr<T, I>>, ConvertError>;
+    /// Like [`ToCsr::into_csr`], after the check of [`ToCsr::try_as_csr`].
+    ///
+    /// # Errors
+    /// [`ConvertError::Alloc`].
+    fn try_into_csr(self) -> Result<Csr<T, I>, ConvertError>;
 }
 
 impl<T: Scalar, I: Index> ToCsr<T, I> for AnyMatrix<T, I> {
@@ -37,6 +48,93 @@ impl<T: Scalar, I: Index> ToCsr<T, I> for AnyMatrix<T, I> {
             other => other.to_csr(),
         }
     }
+    fn try_as_csr(&self) -> Result<Cow<'_, Csr<T, I>>, ConvertError> {
+        if !matches!(self, AnyMatrix::Csr(_)) {
+            let (isz, vsz) = sizes::<T, I>();
+            let bytes = csr_bytes(self.nrows(), self.nnz(), isz, vsz)
+                // The COO sort's scratch: a second copy of the entries.
+                + self.nnz() as u128 * (isz + vsz + 2);
+            preflight(bytes, "the conversion to CSR")?;
+        }
+        Ok(self.as_csr())
+    }
+    fn try_into_csr(self) -> Result<Csr<T, I>, ConvertError> {
+        match self {
+            AnyMatrix::Csr(c) => Ok(c),
+            other => Ok(other.try_as_csr()?.into_owned()),
+        }
+    }
+}
+
+/// Index and value sizes in bytes.
+fn sizes<T, I>() -> (u128, u128) {
+    (
+        std::mem::size_of::<I>() as u128,
+        std::mem::size_of::<T>() as u128,
+    )
+}
+
+/// Bytes of a CSR matrix.
+fn csr_bytes(nrows: usize, nnz: usize, isz: u128, vsz: u128) -> u128 {
+    (nrows as u128 + 1) * isz + nnz as u128 * (isz + vsz)
+}
+
+/// Checks that about `bytes` bytes can be allocated for `what` before a
+/// conversion starts (the sizes come from the input: a matrix declaring
+/// billions of rows needs billions of row pointers), so that a conversion
+/// that cannot fit fails with an error instead of an abort or the
+/// out-of-memory killer. See [`sparsetool_formats::alloc::ensure_available`].
+///
+/// # Errors
+/// [`ConvertError::Alloc`].
+pub fn preflight(bytes: u128, what: &str) -> Result<(), ConvertError> {
+    Ok(sparsetool_formats::alloc::ensure_available(bytes, what)?)
+}
+
+/// An upper estimate of the bytes [`from_csr`] allocates for `target`.
+fn footprint<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    target: FormatKind,
+    params: &ConvertParams,
+) -> u128 {
+    let (isz, vsz) = sizes::<T, I>();
+    let (n, nnz) = (a.nrows() as u128, a.nnz() as u128);
+    let longest = a
+        .row_ptr()
+        .windows(2)
+        .map(|w| w[1].to_usize().saturating_sub(w[0].to_usize()))
+        .max()
+        .unwrap_or(0) as u128;
+    let entries = nnz * (isz + vsz);
+    match target {
+        FormatKind::Coo => nnz * (2 * isz + vsz),
+        FormatKind::Csr => csr_bytes(a.nrows(), a.nnz(), isz, vsz),
+        FormatKind::Ell => {
+            let slots = n * params.ell_width.map_or(longest, |w| w as u128).max(1);
+            // Without --allow-fill, a fill beyond the limit is refused
+            // (with its own message) before anything is allocated.
+            let refused_above =
+                (crate::MAX_ELL_FILL as u128 * nnz).max(crate::ELL_FILL_MIN_SLOTS as u128);
+            let slots = if params.allow_fill {
+                slots
+            } else {
+                slots.min(refused_above)
+            };
+            // More slots than the index type counts: the conversion
+            // refuses that itself, with the more useful message.
+            if slots > I::MAX_USIZE as u128 {
+                0
+            } else {
+                slots * (isz + vsz)
+            }
+        }
+        FormatKind::Hyb => n * (isz + vsz + 8) + entries + nnz * isz,
+        // Permutation and its inverse, pointers, entries.
+        FormatKind::Jds => n * (isz + 8) + (longest + 2) * 16 + entries,
+        // The permutation, slice pointers and widths, and the entries (the
+        // padded slots are checked exactly once the widths are known).
+        FormatKind::Sell => entries + n * (2 * isz + 8),
+    }
 }
 
 /// Converts a CSR matrix to `target` with `params`.
@@ -49,6 +147,10 @@ pub fn from_csr<T: Scalar, I: Index>(
     target: FormatKind,
     params: &ConvertParams,
 ) -> Result<AnyMatrix<T, I>, ConvertError> {
+    preflight(
+        footprint(a, target, params),
+        &format!("the conversion to {}", target.name().to_uppercase()),
+    )?;
     Ok(match target {
         FormatKind::Coo => AnyMatrix::Coo(par::csr_to_coo(a)),
         FormatKind::Csr => AnyMatrix::Csr(a.clone()),
@@ -105,7 +207,7 @@ pub fn convert<T: Scalar, I: Index>(
     params: &ConvertParams,
 ) -> Result<AnyMatrix<T, I>, ConvertError> {
     if target == FormatKind::Csr {
-        return Ok(AnyMatrix::Csr(m.to_csr()));
+        return Ok(AnyMatrix::Csr(m.try_as_csr()?.into_owned()));
     }
-    from_csr(&m.as_csr(), target, params)
+    from_csr(&*m.try_as_csr()?, target, params)
 }

@@ -70,4 +70,7 @@ pub enum ConvertError {
     /// that does not fit the index type).
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// The memory the conversion needs cannot be had.
+    #[error(transparent)]
+    Alloc(#[from] sparsetool_formats::alloc::AllocError),
 }

@@ -332,6 +332,11 @@ pub(crate) fn csr_to_sell<T: Scalar, I: Index>(
         }
         slice_ptr.push(ix(total));
     }
+    // The slots are known exactly now: refuse a layout this machine
+    // cannot hold (e.g. a slice height far above the row count) before
+    // allocating it.
+    let slot_bytes = (std::mem::size_of::<I>() + std::mem::size_of::<T>()) as u128;
+    crate::preflight(total as u128 * slot_bytes, "the SELL slots")?;
     // Blocks of whole slices, balanced on slots.
     let scuts = par.cuts(nslices, |s| slice_ptr[s].to_usize() + s);
     let (cols, vals) = gather_blocks(par, &slice_ptr, &scuts, |s, oc, ov| {

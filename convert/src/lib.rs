@@ -55,7 +55,7 @@ mod rows;
 pub mod serial;
 mod util;
 
-pub use any::{convert, from_csr, to_layout, ToCsr};
+pub use any::{convert, from_csr, preflight, to_layout, ToCsr};
 pub use error::ConvertError;
 pub use par::{
     coo_to_csr, csr_to_coo, csr_to_ell, csr_to_hyb, csr_to_jds, csr_to_sell, ell_to_csr,

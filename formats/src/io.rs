@@ -4,10 +4,13 @@
 //! This is what the `sparsetool` command line does with its inputs and
 //! outputs, as one library call each:
 //!
-//! - [`Input::open`] takes a path (`-` is standard input, read once into
-//!   memory); [`detect_bytes`] decides the container from the first bytes:
-//!   a zip (`PK\x03\x04`) is `.npz`, the `SPBMTX` magic is `.spb`,
-//!   anything else is Matrix Market (plain or gzip).
+//! - [`Input::open`] takes a path (`-` is standard input); [`detect_bytes`]
+//!   decides the container from the first bytes: a zip (`PK\x03\x04`) is
+//!   `.npz`, the `SPBMTX` magic is `.spb`, anything else is Matrix Market
+//!   (plain or gzip). Regular files are read in place (memory-mapped);
+//!   standard input, pipes and FIFOs are opened once and detected from the
+//!   same stream: Matrix Market is streamed in bounded blocks, `.npz` and
+//!   `.spb` are copied to a temporary file (they need random access).
 //! - [`probe`] reads only headers and says which value and index types a
 //!   load needs (complex values, 64-bit indices); [`load`] reads the matrix.
 //! - [`save`] picks the container from the output's extension (`.spb`,
@@ -220,38 +223,117 @@ pub fn detect(path: &Path) -> Result<Container, Error> {
     Ok(detect_bytes(&head))
 }
 
-/// A matrix input: a file, or bytes already read (standard input).
+/// A matrix input: a file, bytes in memory, or a stream read once.
 #[derive(Debug)]
 pub enum Input {
-    /// A file on disk.
+    /// A regular file on disk.
     Path(PathBuf),
-    /// Bytes read from standard input (or any other source), with the name
-    /// used in messages.
+    /// Bytes in memory, with the name used in messages.
     Bytes {
         /// Name for messages, e.g. `<stdin>`.
         name: String,
         /// The content.
         bytes: Vec<u8>,
     },
+    /// Matrix Market text (plain or gzip) from a source that can be read
+    /// only once (standard input, a pipe, a FIFO, a process substitution
+    /// such as `<(zcat m.mtx.gz)`): the container was decided from its first
+    /// bytes, which are kept; [`load`] streams the rest in bounded blocks.
+    Stream(Stream),
+    /// An `.npz` or `.spb` that arrived on a stream, copied to a temporary
+    /// file (those containers need random access); the file is removed
+    /// when the input is dropped, and by [`remove_pending`].
+    Spooled {
+        /// Name for messages, e.g. `<stdin>`.
+        name: String,
+        /// The container.
+        container: Container,
+        /// The temporary copy.
+        path: tempfile::TempPath,
+    },
 }
 
+/// A source read once, with the bytes read so far kept so that the header
+/// can be read (to probe the types) before the whole load.
+pub struct Stream {
+    name: String,
+    inner: Mutex<Option<Replay>>,
+}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Stream")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A reader that records what it reads until [`Replay::stop_recording`],
+/// and can be rewound to replay it.
+struct Replay {
+    buf: Vec<u8>,
+    pos: usize,
+    recording: bool,
+    inner: Box<dyn Read + Send>,
+}
+
+impl Replay {
+    fn new(inner: Box<dyn Read + Send>) -> Self {
+        Self {
+            buf: Vec::new(),
+            pos: 0,
+            recording: true,
+            inner,
+        }
+    }
+
+    fn rewind(&mut self) {
+        self.pos = 0;
+    }
+
+    /// From now on, what is read past the recorded bytes is not kept.
+    fn stop_recording(&mut self) {
+        self.recording = false;
+    }
+}
+
+impl Read for Replay {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos < self.buf.len() {
+            let n = out.len().min(self.buf.len() - self.pos);
+            out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+            self.pos += n;
+            if self.pos == self.buf.len() && !self.recording {
+                self.buf = Vec::new();
+                self.pos = 0;
+            }
+            return Ok(n);
+        }
+        let n = self.inner.read(out)?;
+        if self.recording {
+            self.buf.extend_from_slice(&out[..n]);
+            self.pos += n;
+        }
+        Ok(n)
+    }
+}
+
+/// The name of standard input in messages.
+const STDIN: &str = "<stdin>";
+
 impl Input {
-    /// Opens `path`; `-` reads standard input to the end now.
+    /// Opens `path`: a regular file is read where it lies; `-` (standard
+    /// input) and anything else that can be read only once (a pipe, a FIFO,
+    /// a character device) is opened as a stream, its container decided
+    /// from its first bytes: Matrix Market is streamed by [`load`], `.npz`
+    /// and `.spb` are copied to a temporary file first.
     ///
     /// # Errors
     /// [`Error::Path`] for a missing file or a directory, [`Error::Io`] if
-    /// standard input cannot be read.
+    /// the input cannot be opened or read.
     pub fn open(path: &Path) -> Result<Self, Error> {
         if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Error::io(Path::new("<stdin>"), "cannot read", e))?;
-            return Ok(Input::Bytes {
-                name: "<stdin>".into(),
-                bytes,
-            });
+            return Self::from_reader(Box::new(std::io::stdin()), STDIN);
         }
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -259,8 +341,79 @@ impl Input {
             }
             Err(e) => Err(Error::io(path, "cannot open", e)),
             Ok(m) if m.is_dir() => Err(Error::path(path, "is a directory, not a matrix file")),
-            Ok(_) => Ok(Input::Path(path.to_path_buf())),
+            Ok(m) if m.is_file() => Ok(Input::Path(path.to_path_buf())),
+            Ok(_) => {
+                let f = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+                Self::from_reader(Box::new(f), &path.display().to_string())
+            }
         }
+    }
+
+    /// An input read once from `reader` (`name` is used in messages): the
+    /// first bytes decide the container; `.npz` and `.spb` content is
+    /// copied to a temporary file, Matrix Market is left to stream.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the reader fails or the temporary copy cannot be
+    /// written.
+    pub fn from_reader(reader: Box<dyn Read + Send>, name: &str) -> Result<Self, Error> {
+        let io_err = |e| Error::Io {
+            path: name.to_string(),
+            action: "cannot read",
+            source: e,
+        };
+        let mut r = Replay::new(reader);
+        let mut head = [0u8; 8];
+        let mut n = 0;
+        while n < head.len() {
+            match r.read(&mut head[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_err(e)),
+            }
+        }
+        r.rewind();
+        let container = detect_bytes(&head[..n]);
+        if container == Container::Mtx {
+            return Ok(Input::Stream(Stream {
+                name: name.to_string(),
+                inner: Mutex::new(Some(r)),
+            }));
+        }
+        // Random access needed: spool to a temporary file (same cleanup as
+        // outputs in progress on a signal).
+        r.stop_recording();
+        let tmp = tempfile::Builder::new()
+            .prefix(".sparsetool-spool-")
+            .suffix(&format!(".{}", container.name()))
+            .tempfile()
+            .map_err(|e| {
+                Error::io(
+                    &std::env::temp_dir(),
+                    "cannot create a temporary file in",
+                    e,
+                )
+            })?;
+        let tmp_path = tmp.path().to_path_buf();
+        if let Ok(mut list) = PENDING.lock() {
+            list.push(tmp_path.clone());
+        }
+        let copied = (|| {
+            let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
+            std::io::copy(&mut r, &mut w).map_err(io_err)?;
+            w.flush()
+                .map_err(|e| Error::io(&tmp_path, "cannot write", e))
+        })();
+        if let Ok(mut list) = PENDING.lock() {
+            list.retain(|p| *p != tmp_path);
+        }
+        copied?;
+        Ok(Input::Spooled {
+            name: name.to_string(),
+            container,
+            path: tmp.into_temp_path(),
+        })
     }
 
     /// The name used in messages.
@@ -268,16 +421,19 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Input::Path(p) => p.display().to_string(),
-            Input::Bytes { name, .. } => name.clone(),
+            Input::Bytes { name, .. } | Input::Spooled { name, .. } => name.clone(),
+            Input::Stream(s) => s.name.clone(),
         }
     }
 
-    /// Size in bytes (0 if unknown).
+    /// Size in bytes (0 if unknown: a stream).
     #[must_use]
     pub fn len(&self) -> u64 {
         match self {
             Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            Input::Spooled { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
             Input::Bytes { bytes, .. } => bytes.len() as u64,
+            Input::Stream(_) => 0,
         }
     }
 
@@ -295,21 +451,75 @@ impl Input {
         match self {
             Input::Path(p) => detect(p),
             Input::Bytes { bytes, .. } => Ok(detect_bytes(&bytes[..bytes.len().min(8)])),
+            Input::Stream(_) => Ok(Container::Mtx),
+            Input::Spooled { container, .. } => Ok(*container),
         }
     }
 
-    /// The file path of a container that must be a file (`.npz`, `.spb`).
-    fn file(&self, c: Container) -> Result<&Path, Error> {
+    /// The file of a container that must be a file (`.npz`, `.spb`: a
+    /// path, or the temporary copy of a stream) and the name for messages.
+    ///
+    /// # Errors
+    /// [`Error::Path`] for bytes in memory or a stream.
+    pub fn file(&self, c: Container) -> Result<(&Path, String), Error> {
         match self {
-            Input::Path(p) => Ok(p),
-            Input::Bytes { name, .. } => Err(Error::Path {
+            Input::Path(p) => Ok((p, p.display().to_string())),
+            Input::Spooled { path, name, .. } => Ok((path, name.clone())),
+            Input::Bytes { name, .. } | Input::Stream(Stream { name, .. }) => Err(Error::Path {
                 path: name.clone(),
                 message: format!(
-                    "only Matrix Market can be read from standard input; give the .{} file's path",
+                    "a .{} cannot be read from memory here; give the file's path",
                     c.name()
                 ),
             }),
         }
+    }
+
+    /// Runs `f` on the stream's content from its first byte, keeping what
+    /// `f` reads so that the next call starts from the first byte again
+    /// (for headers: a few KB).
+    fn peek_stream<R>(
+        s: &Stream,
+        f: impl FnOnce(&mut (dyn Read + Send)) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let mut guard = s.inner.lock().map_err(|_| consumed(&s.name))?;
+        let r = guard.as_mut().ok_or_else(|| consumed(&s.name))?;
+        r.rewind();
+        let out = f(r);
+        r.rewind();
+        out
+    }
+
+    /// The content of a [`Input::Stream`] from its first byte, once (for
+    /// a caller that streams it itself, e.g. a structure-only scan).
+    ///
+    /// # Errors
+    /// [`Error::Path`] if the input is not a stream or was already read.
+    pub fn take_reader(&self) -> Result<Box<dyn Read + Send>, Error> {
+        match self {
+            Input::Stream(s) => Ok(Box::new(Input::take_stream(s)?)),
+            other => Err(Error::Path {
+                path: other.name(),
+                message: "is not a stream".into(),
+            }),
+        }
+    }
+
+    /// Takes the stream's content from its first byte, once.
+    fn take_stream(s: &Stream) -> Result<Replay, Error> {
+        let mut guard = s.inner.lock().map_err(|_| consumed(&s.name))?;
+        let mut r = guard.take().ok_or_else(|| consumed(&s.name))?;
+        r.rewind();
+        r.stop_recording();
+        Ok(r)
+    }
+}
+
+/// The error of a second read of a stream.
+fn consumed(name: &str) -> Error {
+    Error::Path {
+        path: name.to_string(),
+        message: "was already read (a stream can be read only once)".into(),
     }
 }
 
@@ -341,6 +551,26 @@ impl LoadOptions {
     }
 }
 
+/// The Matrix Market header of an input holding `.mtx` content (a file,
+/// bytes or a stream; a stream is left to be loaded from its start), with
+/// the warnings of lenient recoveries.
+///
+/// # Errors
+/// The header's errors, naming the input.
+pub fn read_mm_header(
+    input: &Input,
+    opts: &LoadOptions,
+) -> Result<(mm::Header, Vec<mm::Warning>), Error> {
+    Ok(match input {
+        Input::Path(p) => mm::read_header_path_with(p, &opts.mm())?,
+        Input::Bytes { name, bytes } => mm::read_header_bytes_with(bytes, name, &opts.mm())?,
+        Input::Stream(s) => Input::peek_stream(s, |r| {
+            Ok(mm::read_header_reader_with(r, &s.name, &opts.mm())?)
+        })?,
+        Input::Spooled { path, .. } => mm::read_header_path_with(path, &opts.mm())?,
+    })
+}
+
 /// What a load of an input needs, from its headers alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
@@ -360,26 +590,23 @@ pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
     let container = input.container()?;
     let (complex, needs_i64) = match (container, input) {
         (Container::Mtx, _) => {
-            let (h, _) = match input {
-                Input::Path(p) => mm::read_header_path_with(p, &opts.mm())?,
-                Input::Bytes { name, bytes } => {
-                    mm::read_header_bytes_with(bytes, name, &opts.mm())?
-                }
-            };
+            let (h, _) = read_mm_header(input, opts)?;
             (
                 h.field == MmField::Complex,
                 !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
             )
         }
         (Container::Npz, _) => {
-            let info = NpzArchive::open(input.file(container)?)?.info()?;
+            let (path, name) = input.file(container)?;
+            let info = NpzArchive::open_named(path, &name)?.info()?;
             (
                 info.complex,
                 !fits_index::<i32>(info.nrows, info.ncols, info.nnz),
             )
         }
         (Container::Spb, _) => {
-            let h = SpbFile::read_header(input.file(container)?)?;
+            let (path, name) = input.file(container)?;
+            let h = SpbFile::read_header_named(path, &name)?;
             (
                 matches!(h.value_dtype, binary::DType::C64 | binary::DType::C128),
                 h.index_dtype == binary::DType::I64,
@@ -416,6 +643,10 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
             let m = match input {
                 Input::Path(p) => mm::read_path::<T, I>(p, &opts.mm())?,
                 Input::Bytes { name, bytes } => mm::read_bytes::<T, I>(bytes, name, &opts.mm())?,
+                Input::Stream(s) => {
+                    mm::read_reader::<_, T, I>(Input::take_stream(s)?, &s.name, &opts.mm())?
+                }
+                Input::Spooled { path, .. } => mm::read_path::<T, I>(path, &opts.mm())?,
             };
             return Ok(Loaded {
                 matrix: AnyMatrix::Coo(m.coo),
@@ -426,9 +657,13 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
             let spb = SpbOptions {
                 verify_checksums: opts.verify_checksums,
             };
-            SpbFile::open(input.file(container)?, &spb)?.to_matrix::<T, I>()?
+            let (path, name) = input.file(container)?;
+            SpbFile::open_named(path, &name, &spb)?.to_matrix::<T, I>()?
         }
-        Container::Npz => npz::read_npz::<T, I>(input.file(container)?)?,
+        Container::Npz => {
+            let (path, name) = input.file(container)?;
+            npz::read_matrix::<T, I>(&mut NpzArchive::open_named(path, &name)?)?
+        }
     };
     Ok(Loaded {
         matrix,

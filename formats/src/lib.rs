@@ -43,6 +43,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod alloc;
 mod any;
 pub mod binary;
 mod coo;

@@ -168,8 +168,8 @@ mod tests {
         let rl = RowLengths {
             nrows: lens.len(),
             ncols: lens.len(),
-            rows: lens,
-            cols: vec![5; 5000],
+            rows: lens.into(),
+            cols: vec![5; 5000].into(),
         };
         let report = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
         let top = top_layouts(&report, 3);

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 use sparsetool_formats::mm::{self, MmError, MmErrorKind, StructureScan};
 
-use super::RowLengths;
+use super::{Lengths, RowLengths};
 use crate::AnalyzeError;
 
 /// Per-task counting is used up to this many counters (`tasks * (nrows +
@@ -45,38 +45,108 @@ use crate::AnalyzeError;
 /// take more memory than the file they count).
 const LOCAL_COUNTERS_MIN: usize = 1 << 24;
 
-/// One task's counters (no contention, no cache-line sharing). The
-/// expanded entry count is checked against `u32::MAX` first, so no counter
-/// wraps on a file that reads.
-struct Local {
-    rows: Vec<u32>,
-    cols: Vec<u32>,
+/// One axis of a task's counters: a count per index, or (an axis much
+/// longer than the entries, see [`super::sparse_axis`]) the indices seen,
+/// counted at the end. A sparse counter turns dense once the entries it
+/// saw make a dense array the smaller of the two, so memory stays within a
+/// small multiple of the entries read even when the declared entry count
+/// (unverified in a stream) is wrong.
+enum Counter {
+    Dense(Vec<u32>),
+    Sparse { n: usize, seen: Vec<u64> },
 }
 
-impl Local {
-    fn new(nrows: usize, ncols: usize) -> Self {
-        Self {
-            rows: vec![0; nrows],
-            cols: vec![0; ncols],
+impl Counter {
+    fn new(n: usize, sparse: bool) -> Self {
+        if sparse {
+            Counter::Sparse {
+                n,
+                seen: Vec::new(),
+            }
+        } else {
+            Counter::Dense(vec![0; n])
         }
     }
 
     #[inline]
-    fn add(&mut self, i: u64, j: u64) {
-        let (r, c) = (i as usize, j as usize);
-        self.rows[r] = self.rows[r].wrapping_add(1);
-        self.cols[c] = self.cols[c].wrapping_add(1);
+    fn add(&mut self, i: u64) {
+        match self {
+            Counter::Dense(v) => v[i as usize] = v[i as usize].wrapping_add(1),
+            Counter::Sparse { n, seen } => {
+                seen.push(i);
+                if !super::sparse_axis(*n, seen.len()) {
+                    self.densify();
+                }
+            }
+        }
+    }
+
+    fn densify(&mut self) {
+        if let Counter::Sparse { n, seen } = self {
+            let mut v = vec![0u32; *n];
+            for &i in seen.iter() {
+                v[i as usize] = v[i as usize].wrapping_add(1);
+            }
+            *self = Counter::Dense(v);
+        }
     }
 
     /// Adds `b` into `self`, in parallel.
-    fn merge(mut self, b: Self) -> Self {
-        for (x, y) in [(&mut self.rows, &b.rows), (&mut self.cols, &b.cols)] {
-            x.par_iter_mut()
-                .with_min_len(1 << 14)
-                .zip(y.par_iter())
-                .for_each(|(x, y)| *x = x.wrapping_add(*y));
+    fn merge(mut self, mut b: Self) -> Self {
+        if matches!(self, Counter::Dense(_)) || matches!(b, Counter::Dense(_)) {
+            self.densify();
+            b.densify();
         }
-        self
+        match (self, b) {
+            (Counter::Dense(mut x), Counter::Dense(y)) => {
+                x.par_iter_mut()
+                    .with_min_len(1 << 14)
+                    .zip(y.par_iter())
+                    .for_each(|(x, y)| *x = x.wrapping_add(*y));
+                Counter::Dense(x)
+            }
+            (Counter::Sparse { n, mut seen }, Counter::Sparse { seen: y, .. }) => {
+                seen.extend_from_slice(&y);
+                let mut c = Counter::Sparse { n, seen };
+                if let Counter::Sparse { n, seen } = &c {
+                    if !super::sparse_axis(*n, seen.len()) {
+                        c.densify();
+                    }
+                }
+                c
+            }
+            (a, _) => a,
+        }
+    }
+
+    fn finish(self, what: &'static str) -> Result<Lengths, AnalyzeError> {
+        match self {
+            Counter::Dense(v) => Ok(Lengths::Dense(v)),
+            Counter::Sparse { n, seen } => Lengths::from_indices(n, seen, what),
+        }
+    }
+}
+
+/// One task's counters (no contention, no cache-line sharing). The
+/// expanded entry count is checked against `u32::MAX` first, so no counter
+/// wraps on a file that reads.
+struct Local {
+    rows: Counter,
+    cols: Counter,
+}
+
+impl Local {
+    #[inline]
+    fn add(&mut self, i: u64, j: u64) {
+        self.rows.add(i);
+        self.cols.add(j);
+    }
+
+    fn merge(self, b: Self) -> Self {
+        Self {
+            rows: self.rows.merge(b.rows),
+            cols: self.cols.merge(b.cols),
+        }
     }
 }
 
@@ -116,24 +186,43 @@ fn count(scan: StructureScan<'_>) -> Result<(RowLengths, Vec<mm::Warning>), Anal
             ),
         });
     }
-    let per_task = h.nrows + h.ncols;
+    let per_task = h.nrows.saturating_add(h.ncols);
     let bytes = scan.data_len().unwrap_or(0);
     let local = scan.max_states().saturating_mul(per_task) <= LOCAL_COUNTERS_MIN.max(bytes / 4);
-    count_with(scan, local)
+    // The declared entry count is verified against the size of a file in
+    // memory, not of a stream: there every long axis starts sparse.
+    let entries = match scan.data_len() {
+        Some(_) => h.nnz_expanded_max(),
+        None => 0,
+    };
+    let sparse = (
+        super::sparse_axis(h.nrows, entries),
+        super::sparse_axis(h.ncols, entries),
+    );
+    // Sparse axes hold the indices seen, per task: always local.
+    count_with(scan, local || sparse.0 || sparse.1, sparse)
 }
 
 /// Counts into per-task arrays (`local`) or shared atomic counters.
 fn count_with(
     scan: StructureScan<'_>,
     local: bool,
+    (sparse_rows, sparse_cols): (bool, bool),
 ) -> Result<(RowLengths, Vec<mm::Warning>), AnalyzeError> {
     let (nrows, ncols) = (scan.header().nrows, scan.header().ncols);
     let (rows, cols, warnings) = if local {
-        let init = || Local::new(nrows, ncols);
+        let init = || Local {
+            rows: Counter::new(nrows, sparse_rows),
+            cols: Counter::new(ncols, sparse_cols),
+        };
         let (t, w) = scan
             .fold(init, |s, i, j| s.add(i, j), Local::merge)
             .map_err(scan_err)?;
-        (t.rows, t.cols, w)
+        (
+            t.rows.finish("row length")?,
+            t.cols.finish("column length")?,
+            w,
+        )
     } else {
         let (rows, cols) = (counters(nrows), counters(ncols));
         let visit = |_: &mut (), i: u64, j: u64| {
@@ -141,7 +230,8 @@ fn count_with(
             cols[j as usize].fetch_add(1, Ordering::Relaxed);
         };
         let ((), w) = scan.fold(|| (), visit, |(), ()| ()).map_err(scan_err)?;
-        let into = |v: Vec<AtomicU32>| v.into_iter().map(AtomicU32::into_inner).collect();
+        let into =
+            |v: Vec<AtomicU32>| Lengths::Dense(v.into_iter().map(AtomicU32::into_inner).collect());
         (into(rows), into(cols), w)
     };
     let rl = RowLengths {
@@ -192,7 +282,7 @@ impl RowLengths {
     /// let text = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n";
     /// let opts = sparsetool_formats::mm::ReadOptions::default();
     /// let (rl, _) = RowLengths::from_mm_reader(text.as_bytes(), "a.mtx", &opts).unwrap();
-    /// assert_eq!((rl.rows, rl.cols), (vec![1, 1, 1], vec![1, 1, 1]));
+    /// assert_eq!((rl.rows.to_vec(), rl.cols.to_vec()), (vec![1, 1, 1], vec![1, 1, 1]));
     /// ```
     pub fn from_mm_reader(
         reader: impl Read + Send,
@@ -220,7 +310,7 @@ impl RowLengths {
 /// std::fs::write(&p, "%%MatrixMarket matrix array real general\n2 1\n1.5\n0\n").unwrap();
 /// let opts = sparsetool_formats::mm::ReadOptions::default();
 /// let (rl, warnings) = sparsetool_analyze::rows::read_row_lengths(&p, &opts).unwrap();
-/// assert_eq!((rl.rows, warnings.len()), (vec![1, 0], 0));
+/// assert_eq!((rl.rows.to_vec(), warnings.len()), (vec![1, 0], 0));
 /// ```
 pub fn read_row_lengths(
     path: &Path,
@@ -278,8 +368,12 @@ mod tests {
             }
             let opts = mm::ReadOptions::default();
             let scan = || StructureScan::from_bytes(text.as_bytes(), "t", &opts).unwrap();
-            let (local, _) = count_with(scan(), true).unwrap();
-            let (shared, _) = count_with(scan(), false).unwrap();
+            let (local, _) = count_with(scan(), true, (false, false)).unwrap();
+            let (shared, _) = count_with(scan(), false, (false, false)).unwrap();
+            let (sparse, _) = count_with(scan(), true, (true, true)).unwrap();
+            assert_eq!(sparse.rows.to_vec(), local.rows.to_vec());
+            assert_eq!(sparse.cols.to_vec(), local.cols.to_vec());
+            assert_eq!(sparse.rows.counts(), local.rows.counts());
             assert_eq!(shared, local);
             assert_eq!(count(scan()).unwrap().0, local);
             let (streamed, _) = RowLengths::from_mm_reader(text.as_bytes(), "t", &opts).unwrap();

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use sparsetool_analyze::rows::read_row_lengths;
 use sparsetool_analyze::{
     render_text, write_plot, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes,
@@ -51,13 +51,37 @@ pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
         crate::io::print_warnings(&p.display().to_string(), &warnings);
         return Ok(rl);
     }
+    // A Matrix Market stream (stdin, a pipe): the same streaming pass, in
+    // bounded memory. Array files and lenient reads (whose recoveries may
+    // need every entry) are read whole instead: a stream cannot be read
+    // twice.
+    if let Input::Stream(_) = src {
+        let opts = ReadOptions {
+            lenient: a.read.lenient,
+            ..ReadOptions::default()
+        };
+        let (h, _) =
+            sparsetool_formats::io::read_mm_header(src, &crate::io::load_options(&a.read))?;
+        if !a.read.lenient && h.format == sparsetool_formats::mm::MmFormat::Coordinate {
+            let (rl, warnings) =
+                RowLengths::from_mm_reader(src.take_reader()?, &src.name(), &opts)?;
+            crate::io::print_warnings(&src.name(), &warnings);
+            return Ok(rl);
+        }
+    }
     let types = probe(src, &a.read)?;
     with_types!(types, Precision::F64, lengths_typed(src, a))
 }
 
 fn lengths_typed<T: Scalar, I: Index>(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
-    let m = load::<T, I>(src, &a.read)?;
-    Ok(RowLengths::from_csr(&m.as_csr())?)
+    // COO (an .npz coo, or Matrix Market read whole) is counted as stored,
+    // like the streaming pass counts a .mtx, without building CSR (whose
+    // row pointers alone would be huge for a huge, nearly empty matrix).
+    let rl = match load::<T, I>(src, &a.read)? {
+        sparsetool_formats::AnyMatrix::Coo(c) => RowLengths::from_coo(&c),
+        m => RowLengths::from_csr(&*m.try_as_csr().with_context(|| src.name())?),
+    };
+    rl.with_context(|| src.name())
 }
 
 /// Runs `analyze`.
@@ -81,7 +105,7 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
         (p, false) => p.size(),
         (p, true) => 2 * p.size(),
     };
-    let nnz = rl.rows.iter().map(|&r| r as usize).sum::<usize>();
+    let nnz = usize::try_from(rl.nnz())?;
     let sizes = Sizes::auto_index(value_bytes, rl.nrows, rl.ncols, nnz)?;
     let report = AnalyzeReport::new(
         &rl,
@@ -124,7 +148,7 @@ fn plot_atomic(p: &Path, report: &AnalyzeReport, name: &str, force: bool) -> any
 mod measure {
     use std::io::Write;
 
-    use anyhow::bail;
+    use anyhow::{bail, Context};
     use sparsetool_analyze::{render_text, AnalyzeOptions, AnalyzeReport, RowLengths, Sizes};
     use sparsetool_gpu::GpuContext;
 
@@ -138,9 +162,6 @@ mod measure {
     use sparsetool_formats::{Index, Scalar};
 
     pub(super) fn run(a: &AnalyzeArgs, src: &Input) -> anyhow::Result<()> {
-        if a.reps == 0 {
-            bail!("--reps must be at least 1");
-        }
         if a.plot.is_some() {
             bail!("--measure and --plot are separate runs: draw the plot without --measure");
         }
@@ -158,7 +179,9 @@ mod measure {
         src: &Input,
         ctx: &GpuContext,
     ) -> anyhow::Result<()> {
-        let csr = load::<T, I>(src, &a.read)?.into_csr();
+        let csr = load::<T, I>(src, &a.read)?
+            .try_into_csr()
+            .with_context(|| src.name())?;
         let rl = RowLengths::from_csr(&csr)?;
         let sizes = Sizes::new(std::mem::size_of::<T>(), 4)?;
         let report = AnalyzeReport::new(

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use sparsetool_analyze::{Features, RowLengths, SweepReport};
 use sparsetool_formats::FormatKind;
 use sparsetool_gpu::{BenchConfig, BenchOptions, BenchReport, GpuContext};
@@ -37,9 +37,6 @@ pub fn parse_formats(s: &str) -> anyhow::Result<Vec<FormatKind>> {
 /// Runs `bench`.
 pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     let formats = parse_formats(&a.formats)?;
-    if a.reps == 0 {
-        bail!("--reps must be at least 1");
-    }
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
     if types.complex {
@@ -86,7 +83,9 @@ fn bench_typed<T: Scalar, I: Index>(
     formats: &[FormatKind],
     ctx: Option<&GpuContext>,
 ) -> anyhow::Result<SweepReport> {
-    let csr = load::<T, I>(src, &a.read)?.into_csr();
+    let csr = load::<T, I>(src, &a.read)?
+        .try_into_csr()
+        .with_context(|| src.name())?;
     let features = if a.sweep {
         let rl = RowLengths::from_csr(&csr)?;
         Some(Features::new(&rl, std::mem::size_of::<T>() as u64))

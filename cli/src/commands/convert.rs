@@ -107,16 +107,16 @@ fn run_typed<T: Scalar, I: Index>(
 ) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
     t.phase("read");
+    let cannot = || format!("cannot convert {} to {}", src.name(), plan.target);
     let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
         m
     } else if plan.target == FormatKind::Csr {
         // Moved, not copied: `from_csr` would clone the CSR it is given.
-        AnyMatrix::Csr(m.into_csr())
+        AnyMatrix::Csr(m.try_into_csr().with_context(cannot)?)
     } else {
-        let csr = m.into_csr();
+        let csr = m.try_into_csr().with_context(cannot)?;
         let params = recommended_params(&csr, plan)?;
-        from_csr(&csr, plan.target, &params)
-            .with_context(|| format!("cannot convert {} to {}", src.name(), plan.target))?
+        from_csr(&csr, plan.target, &params).with_context(cannot)?
     };
     t.phase("convert");
     save(&out, &a.output, a.force)?;

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 use sparsetool_formats::binary::SpbFile;
-use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
+use sparsetool_formats::mm::{MmFormat, MmSymmetry};
 use sparsetool_formats::npz::NpzArchive;
 
 use crate::args::{InfoArgs, ReadArgs};
@@ -53,14 +53,8 @@ pub struct InfoReport {
 pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<InfoReport> {
     match src.container()? {
         Container::Mtx => {
-            let opts = ReadOptions {
-                lenient: read.lenient,
-                ..ReadOptions::default()
-            };
-            let (h, warnings) = match src {
-                Input::Path(p) => mm::read_header_path_with(p, &opts)?,
-                Input::Bytes { name, bytes } => mm::read_header_bytes_with(bytes, name, &opts)?,
-            };
+            let (h, warnings) =
+                sparsetool_formats::io::read_mm_header(src, &crate::io::load_options(read))?;
             crate::io::print_warnings(display, &warnings);
             let general = h.symmetry == MmSymmetry::General;
             Ok(InfoReport {
@@ -81,10 +75,8 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
             })
         }
         Container::Npz => {
-            let Input::Path(p) = src else {
-                anyhow::bail!("<stdin>: .npz must be a file")
-            };
-            let mut a = NpzArchive::open(p)?;
+            let (p, name) = src.file(Container::Npz)?;
+            let mut a = NpzArchive::open_named(p, &name)?;
             let i = a.info()?;
             Ok(InfoReport {
                 path: display.to_string(),
@@ -104,10 +96,8 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
             })
         }
         Container::Spb => {
-            let Input::Path(p) = src else {
-                anyhow::bail!("<stdin>: .spb must be a file")
-            };
-            let h = SpbFile::read_header(p)?;
+            let (p, name) = src.file(Container::Spb)?;
+            let h = SpbFile::read_header_named(p, &name)?;
             let params: serde_json::Map<String, serde_json::Value> = h
                 .params()
                 .into_iter()

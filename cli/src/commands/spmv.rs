@@ -11,6 +11,7 @@ use crate::dispatch::with_types;
 use crate::io::{load, probe};
 use crate::output::check_target;
 use crate::EnvError;
+use sparsetool_formats::alloc::{ensure_available, try_filled};
 use sparsetool_formats::io::{Container, Input};
 use sparsetool_formats::{FormatKind, Index, Scalar};
 
@@ -18,10 +19,14 @@ use sparsetool_formats::{FormatKind, Index, Scalar};
 /// [-1, 1)), a `.npy` vector or a Matrix Market vector (`n x 1` or `1 x n`,
 /// array or coordinate; missing entries are zero).
 pub fn make_x<T: Scalar>(spec: &str, n: usize, seed: u64) -> anyhow::Result<Vec<T>> {
+    let what = "x (one entry per column of the matrix)";
     let x: Vec<T> = match spec {
-        "ones" => return Ok(vec![T::one(); n]),
-        "zeros" => return Ok(vec![T::zero(); n]),
-        "random" => return Ok(sparsetool_analyze::bench::random_x(n, seed)),
+        "ones" => return Ok(try_filled(n, T::one(), what)?),
+        "zeros" => return Ok(try_filled(n, T::zero(), what)?),
+        "random" => {
+            ensure_available(n as u128 * std::mem::size_of::<T>() as u128, what)?;
+            return Ok(sparsetool_analyze::bench::random_x(n, seed));
+        }
         path => {
             let p = Path::new(path);
             let name = path.to_ascii_lowercase();
@@ -61,16 +66,16 @@ fn mtx_vector<T: Scalar>(p: &Path, n: usize) -> anyhow::Result<Vec<T>> {
             p.display()
         );
     }
-    let mut x = vec![T::zero(); r.max(c)];
-    for ((&i, &j), &v) in m.coo.rows().iter().zip(m.coo.cols()).zip(m.coo.values()) {
-        x[(i.max(j)) as usize] += v;
-    }
-    if x.len() != n {
+    if r.max(c) != n {
         bail!(
             "{}: x has {} entries, the matrix has {n} columns",
             p.display(),
-            x.len()
+            r.max(c)
         );
+    }
+    let mut x = try_filled(n, T::zero(), "x")?;
+    for ((&i, &j), &v) in m.coo.rows().iter().zip(m.coo.cols()).zip(m.coo.values()) {
+        x[(i.max(j)) as usize] += v;
     }
     Ok(x)
 }
@@ -96,13 +101,14 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
     let m = if m.kind() == target {
         m
     } else {
-        convert(&m, target, &ConvertParams::default())?
+        convert(&m, target, &ConvertParams::default()).with_context(|| src.name())?
     };
-    let x = make_x::<T>(&a.x, m.ncols(), a.seed)?;
+    let x = make_x::<T>(&a.x, m.ncols(), a.seed).with_context(|| src.name())?;
     let t0 = Instant::now();
     let y = match a.device {
         DeviceArg::Cpu => {
-            let mut y = vec![T::zero(); m.nrows()];
+            let mut y = try_filled(m.nrows(), T::zero(), "y (one entry per row)")
+                .with_context(|| src.name())?;
             m.spmv(&x, &mut y);
             y
         }
@@ -132,5 +138,8 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
 
 fn gpu_spmv<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
     let ctx = sparsetool_gpu::GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
+    let y_bytes = m.nrows() as u128 * std::mem::size_of::<T>() as u128;
+    ensure_available(y_bytes, "y (one entry per row)")
+        .with_context(|| format!("{} x {} matrix", m.nrows(), m.ncols()))?;
     Ok(sparsetool_gpu::spmv_gpu(&ctx, &m.as_ref(), x)?)
 }

@@ -61,7 +61,16 @@ impl SpbFile {
     /// # Errors
     /// [`SpbError`] with the file name and the byte offset of the problem.
     pub fn open(path: &Path, opts: &SpbOptions) -> Result<Self, SpbError> {
-        let name = path.display().to_string();
+        Self::open_named(path, &path.display().to_string(), opts)
+    }
+
+    /// Like [`SpbFile::open`], naming the file `name` in messages (e.g. a
+    /// temporary copy of standard input).
+    ///
+    /// # Errors
+    /// As [`SpbFile::open`].
+    pub fn open_named(path: &Path, name: &str, opts: &SpbOptions) -> Result<Self, SpbError> {
+        let name = name.to_string();
         let file = File::open(path).map_err(|e| SpbError::from(e).named(&name))?;
         // SAFETY: the mapping is read-only; we never hand out references that
         // outlive `self`, and a file truncated by another process under us is
@@ -89,8 +98,16 @@ impl SpbFile {
     /// # Errors
     /// As [`Header::decode`], plus I/O errors.
     pub fn read_header(path: &Path) -> Result<Header, SpbError> {
+        Self::read_header_named(path, &path.display().to_string())
+    }
+
+    /// Like [`SpbFile::read_header`], naming the file `name` in messages.
+    ///
+    /// # Errors
+    /// As [`SpbFile::read_header`].
+    pub fn read_header_named(path: &Path, name: &str) -> Result<Header, SpbError> {
         use std::io::Read;
-        let name = path.display().to_string();
+        let name = name.to_string();
         let mut f = File::open(path).map_err(|e| SpbError::from(e).named(&name))?;
         let mut buf = Vec::with_capacity(HEADER_SIZE);
         f.by_ref()

@@ -3,17 +3,38 @@
 
 use rayon::prelude::*;
 
-use super::chunk::{parse_with, run, zeroed, Plan};
+use std::io::Read;
+
+use super::chunk::{parse_with, run, Plan};
 use super::error::{LineError, MmErrorKind};
 use super::header::{Header, MmField, MmFormat, MmSymmetry};
 use super::parse::{array_chunk, coord_chunk, is_f32, Cfg, Stats};
 use super::{ReadOptions, Warning};
 use crate::{Coo, Index, Scalar};
 
-/// Reads the data section `b` (everything after the size line) of a file
-/// with header `h` into COO. Lenient recoveries push warnings.
+/// Where the data of a read comes from.
+pub(crate) enum Source<'a> {
+    /// The whole file in memory (mapped or bytes).
+    Memory(&'a [u8]),
+    /// A stream: `head`, the bytes read with the header, then `rest`
+    /// (`gz`: decompressed gzip content, for messages).
+    Stream {
+        head: Vec<u8>,
+        rest: Box<dyn Read + Send + 'a>,
+        gz: bool,
+    },
+}
+
+/// A buffer of `n` zeros for what the file declares, or the error.
+fn zeroed<T: bytemuck::Zeroable + Clone>(n: usize, what: &str) -> Result<Vec<T>, LineError> {
+    crate::alloc::try_zeroed(n, what).map_err(|e| (None, MmErrorKind::Alloc(e)))
+}
+
+/// Reads the data of a file with header `h` into COO: the data section of
+/// the file in memory (everything after the size line) is parsed in
+/// parallel chunks; a stream in blocks. Lenient recoveries push warnings.
 pub(crate) fn read_data<T: Scalar, I: Index>(
-    b: &[u8],
+    src: Source<'_>,
     h: &Header,
     opts: &ReadOptions,
     warnings: &mut Vec<Warning>,
@@ -32,8 +53,8 @@ pub(crate) fn read_data<T: Scalar, I: Index>(
     }
     let cfg = Cfg::new(h, opts.lenient, is_f32::<T>());
     match h.format {
-        MmFormat::Coordinate => read_coordinate(b, h, &cfg, opts, warnings),
-        MmFormat::Array => read_array(b, h, &cfg, opts, warnings),
+        MmFormat::Coordinate => read_coordinate(src, h, &cfg, opts, warnings),
+        MmFormat::Array => read_array(src, h, &cfg, opts, warnings),
     }
 }
 
@@ -48,8 +69,13 @@ fn index_overflow<I: Index>(line: Option<u64>, what: &'static str, v: usize) -> 
     )
 }
 
+/// The data section of a file in memory.
+fn data_of<'a>(bytes: &'a [u8], h: &Header) -> &'a [u8] {
+    bytes.get(h.data_offset..).unwrap_or_default()
+}
+
 fn read_coordinate<T: Scalar, I: Index>(
-    b: &[u8],
+    src: Source<'_>,
     h: &Header,
     cfg: &Cfg,
     opts: &ReadOptions,
@@ -58,18 +84,30 @@ fn read_coordinate<T: Scalar, I: Index>(
     if h.entries > I::MAX_USIZE {
         return Err(index_overflow::<I>(Some(h.data_line - 1), "nnz", h.entries));
     }
-    let (st, (mut rows, mut cols, mut vals)) =
-        parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
-            let n: usize = p.counts.iter().sum();
-            let (mut r, mut c, mut v) = (zeroed::<I>(n), zeroed::<I>(n), zeroed::<T>(n));
-            let (st, full) = run(
-                b,
-                p,
-                (&mut r[..], &mut c[..], &mut v[..]),
-                |chunk, l0, out| coord_chunk(chunk, l0, cfg, out),
-            )?;
-            Ok((st, full, (r, c, v)))
-        })?;
+    let (st, mut rows, mut cols, mut vals) = match src {
+        Source::Memory(bytes) => {
+            let b = data_of(bytes, h);
+            let (st, (r, c, v)) = parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
+                let n: usize = p.counts.iter().sum();
+                let (mut r, mut c, mut v) = (
+                    zeroed::<I>(n, "row indices")?,
+                    zeroed::<I>(n, "column indices")?,
+                    zeroed::<T>(n, "values")?,
+                );
+                let (st, full) = run(
+                    b,
+                    p,
+                    (&mut r[..], &mut c[..], &mut v[..]),
+                    |chunk, l0, out| coord_chunk(chunk, l0, cfg, out),
+                )?;
+                Ok((st, full, (r, c, v)))
+            })?;
+            (st, r, c, v)
+        }
+        Source::Stream { head, rest, gz } => {
+            super::stream::coordinate::<T, I>(head, rest, gz, h, cfg, warnings)?
+        }
+    };
 
     let fix = coordinate_checks(&st, h, opts.lenient, warnings)?;
     if fix.shift {
@@ -83,8 +121,7 @@ fn read_coordinate<T: Scalar, I: Index>(
         );
     }
     if opts.expand_symmetry && h.symmetry != MmSymmetry::General {
-        expand(&mut rows, &mut cols, &mut vals, h.symmetry)
-            .map_err(|n| index_overflow::<I>(None, "nnz after symmetric expansion", n))?;
+        expand(&mut rows, &mut cols, &mut vals, h.symmetry)?;
     }
     debug_assert!(
         Coo::try_from_parts(h.nrows, h.ncols, rows.clone(), cols.clone(), vals.clone()).is_ok()
@@ -272,13 +309,13 @@ fn dedup_mirrors<T: Scalar, I: Index>(
 }
 
 /// Appends the mirror of every off-diagonal entry, in parallel. Errors
-/// with the new count if it does not fit `I`.
+/// if the new count does not fit `I` or memory.
 fn expand<T: Scalar, I: Index>(
     rows: &mut Vec<I>,
     cols: &mut Vec<I>,
     vals: &mut Vec<T>,
     sym: MmSymmetry,
-) -> Result<(), usize> {
+) -> Result<(), LineError> {
     const BLOCK: usize = 1 << 16;
     let n = vals.len();
     let counts: Vec<usize> = rows
@@ -287,13 +324,19 @@ fn expand<T: Scalar, I: Index>(
         .map(|(r, c)| r.iter().zip(c).filter(|(a, b)| a != b).count())
         .collect();
     let d: usize = counts.iter().sum();
-    let total = n.checked_add(d).ok_or(usize::MAX)?;
+    let total = n.checked_add(d).unwrap_or(usize::MAX);
     if total > I::MAX_USIZE {
-        return Err(total);
+        return Err(index_overflow::<I>(
+            None,
+            "nnz after symmetric expansion",
+            total,
+        ));
     }
-    rows.resize(total, I::default());
-    cols.resize(total, I::default());
-    vals.resize(total, T::zero());
+    let what = "the mirrored entries of the symmetric file";
+    let alloc = |e| (None, MmErrorKind::Alloc(e));
+    crate::alloc::try_grow(rows, d, what).map_err(alloc)?;
+    crate::alloc::try_grow(cols, d, what).map_err(alloc)?;
+    crate::alloc::try_grow(vals, d, what).map_err(alloc)?;
     let (sr, mut dr) = rows.split_at_mut(n);
     let (sc, mut dc) = cols.split_at_mut(n);
     let (sv, mut dv) = vals.split_at_mut(n);
@@ -322,20 +365,28 @@ fn expand<T: Scalar, I: Index>(
 }
 
 fn read_array<T: Scalar, I: Index>(
-    b: &[u8],
+    src: Source<'_>,
     h: &Header,
     cfg: &Cfg,
     opts: &ReadOptions,
     warnings: &mut Vec<Warning>,
 ) -> Result<Coo<T, I>, LineError> {
-    let (st, dense) = parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
-        let n: usize = p.counts.iter().sum();
-        let mut v = zeroed::<T>(n);
-        let (st, full) = run(b, p, &mut v[..], |chunk, l0, out| {
-            array_chunk(chunk, l0, cfg, out)
-        })?;
-        Ok((st, full, v))
-    })?;
+    let (st, dense) = match src {
+        Source::Memory(bytes) => {
+            let b = data_of(bytes, h);
+            parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
+                let n: usize = p.counts.iter().sum();
+                let mut v = zeroed::<T>(n, "values")?;
+                let (st, full) = run(b, p, &mut v[..], |chunk, l0, out| {
+                    array_chunk(chunk, l0, cfg, out)
+                })?;
+                Ok((st, full, v))
+            })?
+        }
+        Source::Stream { head, rest, gz } => {
+            super::stream::array::<T>(head, rest, gz, h, cfg, warnings)?
+        }
+    };
     array_checks(&st, warnings);
     let (m, n) = (h.nrows, h.ncols);
     if dense.is_empty() {

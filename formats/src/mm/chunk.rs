@@ -28,7 +28,7 @@ use super::Warning;
 const CHUNK: usize = 2 << 20;
 
 /// Newline-aligned chunk boundaries of `b`.
-fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
+pub(super) fn chunks(b: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::with_capacity(b.len() / CHUNK + 1);
     let mut s = 0;
     while s < b.len() {
@@ -371,12 +371,6 @@ pub(super) fn parse_with<R>(
     let p = exact_plan(b, h, lenient, p.ch, &lines, warnings)?;
     let (st, _, r) = attempt(&p)?;
     Ok((st, r))
-}
-
-/// Zero-filled vector (calloc'd for the primitive types: pages are touched
-/// only when written).
-pub(super) fn zeroed<T: bytemuck::Zeroable + Clone>(n: usize) -> Vec<T> {
-    bytemuck::zeroed_vec(n)
 }
 
 #[cfg(test)]

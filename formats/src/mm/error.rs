@@ -237,6 +237,16 @@ pub enum MmErrorKind {
         /// What the scan cannot handle.
         reason: &'static str,
     },
+    /// A buffer sized from the file could not be allocated.
+    #[error("{0}")]
+    Alloc(#[from] crate::alloc::AllocError),
+    /// A line is longer than any Matrix Market line can be (the input is
+    /// not text, e.g. `/dev/zero`).
+    #[error("a line longer than {} without a line break: not a Matrix Market file", crate::alloc::human_bytes(*limit as u128))]
+    LineTooLong {
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// A value cannot be written in the requested field (e.g. `1.5` as
     /// integer).
     #[error("cannot write {detail}")]

@@ -89,6 +89,7 @@ mod error;
 mod header;
 mod parse;
 mod scan;
+mod stream;
 mod write;
 
 use std::fmt;
@@ -274,6 +275,22 @@ pub fn read_header_path_with(
     }
 }
 
+/// Reads the header from the start of any reader (gzip content is
+/// detected by its magic bytes and decompressed as far as the header
+/// needs), with lenient recoveries when `opts.lenient`. Reads only the
+/// head of the stream (a few KB unless the comment block is longer).
+///
+/// # Errors
+/// As [`read_header_path`].
+pub fn read_header_reader_with(
+    r: &mut (dyn Read + Send),
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Header, Vec<Warning>), MmError> {
+    let (reader, gz) = stream_input(r, name)?;
+    read_header_from(reader, gz, name, opts).map(|(h, w, _)| (h, w))
+}
+
 /// Reads the header of a file held in memory (strict; gzip content is
 /// decompressed only as far as the header needs).
 ///
@@ -300,6 +317,10 @@ pub fn read_header_bytes_with(
     Ok((h, w))
 }
 
+/// The most bytes the banner and comment lines before the size line may
+/// take in a stream.
+const MAX_HEADER: usize = 64 << 20;
+
 /// Reads a growing head of `r` until the header parses. Returns the head
 /// read too (`r` is left just after it).
 fn read_header_from(
@@ -322,7 +343,30 @@ fn read_header_from(
         }
         match header::parse_head(&buf, eof, opts.lenient) {
             Ok(Head::Done(h, w)) => return Ok((h, w, buf)),
-            Ok(Head::Incomplete) if !eof => want *= 2,
+            Ok(Head::Incomplete) if !eof => {
+                // Bounded memory on endless input (`/dev/zero`, a stream
+                // of comments): a line or a header no file has.
+                let tail = memchr::memrchr(b'\n', &buf).map_or(buf.len(), |k| buf.len() - k - 1);
+                if tail > scan::MAX_LINE {
+                    let line = bytecount::count(&buf, b'\n') as u64 + 1;
+                    let kind = MmErrorKind::LineTooLong {
+                        limit: scan::MAX_LINE,
+                    };
+                    return Err(MmError::new(name, Some(line), kind));
+                }
+                if buf.len() >= MAX_HEADER {
+                    let what = format!(
+                        "no size line in the first {} (banner and comment lines only)",
+                        crate::alloc::human_bytes(MAX_HEADER as u128)
+                    );
+                    return Err(MmError::new(
+                        name,
+                        None,
+                        MmErrorKind::NotMatrixMarket { what },
+                    ));
+                }
+                want *= 2;
+            }
             Ok(Head::Incomplete) => {
                 return Err(MmError::new(name, None, MmErrorKind::Empty));
             }
@@ -331,9 +375,11 @@ fn read_header_from(
     }
 }
 
-/// Reads a Matrix Market file. `-` means stdin. Gzip content is detected by
-/// its magic bytes (not the extension) and decompressed in memory; plain
-/// files are memory-mapped.
+/// Reads a Matrix Market file. `-` means stdin. Plain files are
+/// memory-mapped and parsed in parallel chunks; gzip content (detected by
+/// its magic bytes, not the extension), stdin and pipes are streamed:
+/// decompressed and parsed block by block, in memory that follows the
+/// entries found, not the declared size.
 ///
 /// # Errors
 /// Every problem as an [`MmError`] naming the file and, for problems on a
@@ -345,14 +391,25 @@ pub fn read_path<T: Scalar, I: Index>(
     let name = display_name(path);
     match open_input(path, &name)? {
         Input::Mapped(map) => read_plain(&map, &name, opts),
-        Input::Stream { mut reader, gz } => {
-            let mut buf = Vec::new();
-            reader
-                .read_to_end(&mut buf)
-                .map_err(|e| stream_err(&name, e, gz))?;
-            read_plain(&buf, &name, opts)
-        }
+        Input::Stream { reader, gz } => read_stream(reader, gz, &name, opts),
     }
+}
+
+/// Reads a stream (already past its gzip detection): the header, then the
+/// data block by block.
+fn read_stream<'r, T: Scalar, I: Index>(
+    mut reader: Box<dyn Read + Send + 'r>,
+    gz: bool,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    let (header, warnings, head) = read_header_from(&mut reader, gz, name, opts)?;
+    let src = assemble::Source::Stream {
+        head,
+        rest: reader,
+        gz,
+    };
+    read_source(src, header, warnings, name, opts)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -369,7 +426,7 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Reads a Matrix Market file held in memory (gzip content is
-/// decompressed). `name` is used in messages.
+/// decompressed as a stream). `name` is used in messages.
 ///
 /// # Errors
 /// As [`read_path`].
@@ -379,27 +436,25 @@ pub fn read_bytes<T: Scalar, I: Index>(
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
     if bytes.starts_with(&GZIP_MAGIC) {
-        let mut buf = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_end(&mut buf)
-            .map_err(|e| gzip_err(name, &e))?;
-        return read_plain(&buf, name, opts);
+        let reader = Box::new(flate2::read::MultiGzDecoder::new(bytes));
+        return read_stream(reader, true, name, opts);
     }
     read_plain(bytes, name, opts)
 }
 
-/// Reads from any reader (the whole content is read into memory first).
+/// Reads from any reader as a stream (gzip content is detected by its
+/// magic bytes and decompressed), in memory that follows the entries
+/// found.
 ///
 /// # Errors
 /// As [`read_path`].
-pub fn read_reader<R: Read, T: Scalar, I: Index>(
-    mut r: R,
+pub fn read_reader<R: Read + Send, T: Scalar, I: Index>(
+    r: R,
     name: &str,
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
-    let mut buf = Vec::new();
-    r.read_to_end(&mut buf).map_err(|e| io_err(name, e))?;
-    read_bytes(&buf, name, opts)
+    let (reader, gz) = stream_input(r, name)?;
+    read_stream(reader, gz, name, opts)
 }
 
 /// The header of a whole (uncompressed) file held in memory.
@@ -420,7 +475,24 @@ fn read_plain<T: Scalar, I: Index>(
     name: &str,
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
-    let (header, mut warnings) = head_of(bytes, name, opts)?;
+    let (header, warnings) = head_of(bytes, name, opts)?;
+    read_source(
+        assemble::Source::Memory(bytes),
+        header,
+        warnings,
+        name,
+        opts,
+    )
+}
+
+/// The data of a file whose header is read.
+fn read_source<T: Scalar, I: Index>(
+    src: assemble::Source<'_>,
+    header: Header,
+    mut warnings: Vec<Warning>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
     if header.field == MmField::Complex && !T::IS_COMPLEX {
         return Err(MmError::new(
             name,
@@ -433,8 +505,7 @@ fn read_plain<T: Scalar, I: Index>(
             },
         ));
     }
-    let data = bytes.get(header.data_offset..).unwrap_or_default();
-    let coo = assemble::read_data::<T, I>(data, &header, opts, &mut warnings)
+    let coo = assemble::read_data::<T, I>(src, &header, opts, &mut warnings)
         .map_err(|(line, kind)| MmError::new(name, line, kind))?;
     Ok(MmMatrix {
         header,

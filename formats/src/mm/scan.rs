@@ -482,46 +482,80 @@ impl Task<'_> {
         entry: &impl Fn(&mut S, u64, u64),
         warnings: &mut Vec<Warning>,
     ) -> Result<(Stats, S), LineError> {
-        let mut first = Cursor::new(head);
-        first.set_position(self.h.data_offset as u64);
-        let src = first.chain(rest);
         let mut state = init();
-        let mut scan = StreamScan {
-            t: self,
-            line: self.h.data_line,
-            bytes: 0,
-            data_lines: 0,
-            stopped: false,
-            st: Stats::default(),
-            failed: None,
-        };
-        std::thread::scope(|scope| -> Result<(), LineError> {
-            let (tx, rx) = sync_channel(2);
-            scope.spawn(move || line_blocks(src, gz, &tx));
-            for block in rx {
-                let block = block?;
-                let mut parse = |b: &[u8], line, limit, first| {
-                    self.lines(b, line, limit, first, &mut state, entry)
-                };
-                if scan.block(&block, &mut parse, warnings)? {
-                    break;
-                }
-            }
-            Ok(())
-        })?;
-        Ok((scan.finish()?, state))
+        let parse =
+            |b: &[u8], line, limit, first| self.lines(b, line, limit, first, &mut state, entry);
+        let st = stream_blocks(head, rest, gz, self.h, self.lenient, BLOCK, warnings, parse)?;
+        Ok((st, state))
     }
 }
 
-/// Reads `r` to the end in blocks of whole lines (the last one may end
-/// without a newline), sending each; a read error is sent as the error of
-/// the scan.
-fn line_blocks(mut r: impl Read, gz: bool, tx: &SyncSender<Result<Vec<u8>, LineError>>) {
+/// Drives a stream (`head`, the bytes read with the header, then `rest`):
+/// a second thread reads blocks of whole lines of about `block` bytes,
+/// this one hands each to `parse(block, first_line, limit, first_entry)`,
+/// which parses at most `limit` entries and says where it stopped. The
+/// entry count (too many, too few) and the order of errors are the full
+/// reader's.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stream_blocks<'r>(
+    head: Vec<u8>,
+    rest: Box<dyn Read + Send + 'r>,
+    gz: bool,
+    h: &Header,
+    lenient: bool,
+    block: usize,
+    warnings: &mut Vec<Warning>,
+    mut parse: impl FnMut(&[u8], u64, usize, usize) -> Result<(Stats, End), LineError>,
+) -> Result<Stats, LineError> {
+    let mut first = Cursor::new(head);
+    first.set_position(h.data_offset as u64);
+    let src = first.chain(rest);
+    let mut scan = StreamScan {
+        h,
+        lenient,
+        line: h.data_line,
+        bytes: 0,
+        data_lines: 0,
+        stopped: false,
+        st: Stats::default(),
+        failed: None,
+    };
+    let first_line = h.data_line;
+    std::thread::scope(|scope| -> Result<(), LineError> {
+        let (tx, rx) = sync_channel(1);
+        scope.spawn(move || line_blocks(src, gz, block, first_line, &tx));
+        for b in rx {
+            if scan.block(&b?, &mut parse, warnings)? {
+                break;
+            }
+        }
+        Ok(())
+    })?;
+    scan.finish()
+}
+
+/// The longest line a stream may hold: no Matrix Market line comes near
+/// it, and it bounds the memory of reading a stream with no line breaks
+/// (`/dev/zero`, a binary file).
+pub(super) const MAX_LINE: usize = 16 << 20;
+
+/// Reads `r` to the end in blocks of whole lines of about `block` bytes
+/// (the last one may end without a newline), sending each; a read error,
+/// or a line longer than [`MAX_LINE`] (its number counted from
+/// `first_line`), is sent as the error of the read.
+fn line_blocks(
+    mut r: impl Read,
+    gz: bool,
+    block: usize,
+    first_line: u64,
+    tx: &SyncSender<Result<Vec<u8>, LineError>>,
+) {
     let mut carry = Vec::new();
+    let mut line = first_line;
     loop {
         let mut buf = std::mem::take(&mut carry);
         let start = buf.len();
-        buf.resize(start + BLOCK, 0);
+        buf.resize(start + block, 0);
         let n = match read_up_to(&mut r, &mut buf[start..]) {
             Ok(n) => n,
             Err(e) => {
@@ -535,10 +569,15 @@ fn line_blocks(mut r: impl Read, gz: bool, tx: &SyncSender<Result<Vec<u8>, LineE
             }
         };
         buf.truncate(start + n);
-        let last = n < BLOCK;
+        let last = n < block;
         if !last {
             match memchr::memrchr(b'\n', &buf) {
                 Some(k) => carry = buf.split_off(k + 1),
+                None if buf.len() > MAX_LINE => {
+                    let kind = MmErrorKind::LineTooLong { limit: MAX_LINE };
+                    let _ = tx.send(Err((Some(line), kind)));
+                    return;
+                }
                 None => {
                     // One line longer than a block: read on.
                     carry = buf;
@@ -546,6 +585,7 @@ fn line_blocks(mut r: impl Read, gz: bool, tx: &SyncSender<Result<Vec<u8>, LineE
                 }
             }
         }
+        line += bytecount::count(&buf, b'\n') as u64;
         if tx.send(Ok(buf)).is_err() || last {
             return;
         }
@@ -556,8 +596,9 @@ fn line_blocks(mut r: impl Read, gz: bool, tx: &SyncSender<Result<Vec<u8>, LineE
 /// the full reader's order: the entry count (too many or too few data
 /// lines) before errors on lines, so after the first error on a line it
 /// reads on, counting data lines only.
-struct StreamScan<'t, 'h> {
-    t: &'t Task<'h>,
+struct StreamScan<'h> {
+    h: &'h Header,
+    lenient: bool,
     /// Number of the next line.
     line: u64,
     /// Data bytes so far.
@@ -571,7 +612,7 @@ struct StreamScan<'t, 'h> {
     failed: Option<LineError>,
 }
 
-impl StreamScan<'_, '_> {
+impl StreamScan<'_> {
     /// One block of whole lines. Returns whether to stop reading.
     fn block(
         &mut self,
@@ -579,7 +620,7 @@ impl StreamScan<'_, '_> {
         parse: &mut impl FnMut(&[u8], u64, usize, usize) -> Result<(Stats, End), LineError>,
         warnings: &mut Vec<Warning>,
     ) -> Result<bool, LineError> {
-        let h = self.t.h;
+        let h = self.h;
         let first = self.line;
         self.bytes += b.len();
         self.line += line_count(b) as u64;
@@ -592,6 +633,8 @@ impl StreamScan<'_, '_> {
                     self.data_lines = self.st.written;
                     (from, from_line) = (end.pos, end.line);
                 }
+                // Out of memory: no point in reading on.
+                Err(e @ (_, MmErrorKind::Alloc(_))) => return Err(e),
                 Err(e) => self.failed = Some(e),
             }
         }
@@ -602,7 +645,7 @@ impl StreamScan<'_, '_> {
         if self.data_lines + n > h.entries {
             let (p, line) = skip_data_lines(rest, from_line, h.entries - self.data_lines);
             let text = &rest[p..next_line(rest, p)];
-            beyond_declared(h, self.t.lenient, line, text, warnings)?;
+            beyond_declared(h, self.lenient, line, text, warnings)?;
             self.stopped = true;
             return Ok(true);
         }
@@ -613,7 +656,7 @@ impl StreamScan<'_, '_> {
     /// After the last block: the entry count, then the first error on a
     /// line.
     fn finish(self) -> Result<Stats, LineError> {
-        let h = self.t.h;
+        let h = self.h;
         if !self.stopped && self.data_lines < h.entries {
             let lines = usize::try_from(self.line - h.data_line).unwrap_or(usize::MAX);
             match (lines.cmp(&h.entries), self.failed) {

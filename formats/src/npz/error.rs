@@ -45,6 +45,8 @@ pub enum NpzErrorKind {
     InvalidArgument(String),
     /// The arrays do not form a valid matrix.
     Format(FormatError),
+    /// An array could not be allocated (its declared size exceeds memory).
+    Alloc(crate::alloc::AllocError),
 }
 
 /// An error reading or writing an `.npz` archive. It names the file (when
@@ -110,6 +112,7 @@ impl fmt::Display for NpzErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NpzErrorKind::Io(e) => write!(f, "i/o error: {e}"),
+            NpzErrorKind::Alloc(e) => e.fmt(f),
             NpzErrorKind::NotZip(d) => write!(f, "not a valid .npz (zip) archive: {d}"),
             NpzErrorKind::MissingArray => f.write_str("is missing from the archive"),
             NpzErrorKind::BadHeader(d) => write!(f, "has a bad .npy header: {d}"),

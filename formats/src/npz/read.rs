@@ -8,6 +8,7 @@ use zip::ZipArchive;
 
 use super::error::{NpzError, NpzErrorKind};
 use super::npy::{parse_dict, parse_preamble, DKind, Header, MAX_DICT_LEN};
+use crate::alloc::{try_with_capacity, try_zeroed};
 use crate::{Index, Scalar};
 
 trait ReadSeek: Read + Seek + Send {}
@@ -39,7 +40,16 @@ impl NpzArchive {
     /// # Errors
     /// The file cannot be opened, or is not a zip archive.
     pub fn open(path: &Path) -> Result<Self, NpzError> {
-        let name = path.display().to_string();
+        Self::open_named(path, &path.display().to_string())
+    }
+
+    /// Opens the archive at `path`, naming it `name` in messages (e.g. a
+    /// temporary copy of standard input).
+    ///
+    /// # Errors
+    /// As [`NpzArchive::open`].
+    pub fn open_named(path: &Path, name: &str) -> Result<Self, NpzError> {
+        let name = name.to_string();
         let file = File::open(path).map_err(|e| NpzError::from(e).with_file(&name))?;
         let len = file
             .metadata()
@@ -439,7 +449,7 @@ pub(crate) fn read_indices<I: Index>(h: &Header, r: &mut dyn Read) -> Result<Vec
             })
         }
     };
-    let mut out = Vec::with_capacity(n);
+    let mut out = try_with_capacity(n, "the array").map_err(NpzErrorKind::Alloc)?;
     read_converted(r, n, size, |pos, b| {
         let v = conv(b).ok_or_else(|| {
             NpzErrorKind::OutOfRange(format!("value at position {pos} exceeds int64"))
@@ -496,7 +506,7 @@ pub(crate) fn read_values<T: Scalar>(h: &Header, r: &mut dyn Read) -> Result<Vec
         }
         _ => return Err(wrong()),
     };
-    let mut out = Vec::with_capacity(n);
+    let mut out = try_with_capacity(n, "the array").map_err(NpzErrorKind::Alloc)?;
     read_converted(r, n, size, |_, b| {
         let (re, im) = conv(b);
         out.push(T::from_parts(re, im));
@@ -540,7 +550,7 @@ fn read_exact(r: &mut dyn Read, buf: &mut [u8]) -> Result<(), NpzErrorKind> {
 
 /// Reads `n` elements stored exactly as `T` (little-endian host).
 fn read_verbatim<T: bytemuck::Pod>(r: &mut dyn Read, n: usize) -> Result<Vec<T>, NpzErrorKind> {
-    let mut out = vec![T::zeroed(); n];
+    let mut out: Vec<T> = try_zeroed(n, "the array").map_err(NpzErrorKind::Alloc)?;
     read_exact(r, bytemuck::cast_slice_mut(&mut out))?;
     #[cfg(target_endian = "big")]
     {
