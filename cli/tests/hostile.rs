@@ -3,6 +3,7 @@
 //! of the machine), numeric flags with bounds, streams read in bounded
 //! memory, pipes and FIFOs, signals during the write phase.
 
+#[allow(dead_code)] // the helpers this file does not use
 mod common;
 
 use std::io::Write;

@@ -324,7 +324,7 @@ fn expand<T: Scalar, I: Index>(
         .map(|(r, c)| r.iter().zip(c).filter(|(a, b)| a != b).count())
         .collect();
     let d: usize = counts.iter().sum();
-    let total = n.checked_add(d).unwrap_or(usize::MAX);
+    let total = n.saturating_add(d);
     if total > I::MAX_USIZE {
         return Err(index_overflow::<I>(
             None,

@@ -46,7 +46,7 @@ pub enum NpzErrorKind {
     /// The arrays do not form a valid matrix.
     Format(FormatError),
     /// An array could not be allocated (its declared size exceeds memory).
-    Alloc(crate::alloc::AllocError),
+    Alloc(Box<crate::alloc::AllocError>),
 }
 
 /// An error reading or writing an `.npz` archive. It names the file (when

@@ -449,7 +449,8 @@ pub(crate) fn read_indices<I: Index>(h: &Header, r: &mut dyn Read) -> Result<Vec
             })
         }
     };
-    let mut out = try_with_capacity(n, "the array").map_err(NpzErrorKind::Alloc)?;
+    let mut out =
+        try_with_capacity(n, "the array").map_err(|e| NpzErrorKind::Alloc(Box::new(e)))?;
     read_converted(r, n, size, |pos, b| {
         let v = conv(b).ok_or_else(|| {
             NpzErrorKind::OutOfRange(format!("value at position {pos} exceeds int64"))
@@ -506,7 +507,8 @@ pub(crate) fn read_values<T: Scalar>(h: &Header, r: &mut dyn Read) -> Result<Vec
         }
         _ => return Err(wrong()),
     };
-    let mut out = try_with_capacity(n, "the array").map_err(NpzErrorKind::Alloc)?;
+    let mut out =
+        try_with_capacity(n, "the array").map_err(|e| NpzErrorKind::Alloc(Box::new(e)))?;
     read_converted(r, n, size, |_, b| {
         let (re, im) = conv(b);
         out.push(T::from_parts(re, im));
@@ -550,7 +552,8 @@ fn read_exact(r: &mut dyn Read, buf: &mut [u8]) -> Result<(), NpzErrorKind> {
 
 /// Reads `n` elements stored exactly as `T` (little-endian host).
 fn read_verbatim<T: bytemuck::Pod>(r: &mut dyn Read, n: usize) -> Result<Vec<T>, NpzErrorKind> {
-    let mut out: Vec<T> = try_zeroed(n, "the array").map_err(NpzErrorKind::Alloc)?;
+    let mut out: Vec<T> =
+        try_zeroed(n, "the array").map_err(|e| NpzErrorKind::Alloc(Box::new(e)))?;
     read_exact(r, bytemuck::cast_slice_mut(&mut out))?;
     #[cfg(target_endian = "big")]
     {
