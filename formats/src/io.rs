@@ -362,7 +362,7 @@ impl Input {
             action: "cannot read",
             source: e,
         };
-        let mut r = Replay::new(reader);
+        let mut r = Replay::new(Box::new(crate::progress::Counting(reader)));
         let mut head = [0u8; 8];
         let mut n = 0;
         while n < head.len() {

@@ -59,6 +59,7 @@ pub mod mm;
 pub mod npz;
 pub mod pattern;
 mod precision;
+pub mod progress;
 mod scalar;
 mod sell;
 

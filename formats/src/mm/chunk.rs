@@ -155,6 +155,7 @@ where
             for (k, o) in g {
                 let (s, e) = ch[k];
                 let r = f(&b[s..e], line0[k], o, &mut state);
+                crate::progress::READ.add((e - s) as u64);
                 let stop = r.is_err();
                 rs.push(r);
                 if stop {

@@ -188,8 +188,9 @@ enum Input {
 /// they hold gzip content (magic bytes `1f 8b`), which is decompressed as a
 /// stream.
 fn open_input(path: &Path, name: &str) -> Result<Input, MmError> {
+    use crate::progress::Counting;
     if path == Path::new("-") {
-        let (reader, gz) = stream_input(std::io::stdin(), name)?;
+        let (reader, gz) = stream_input(Counting(std::io::stdin()), name)?;
         return Ok(Input::Stream { reader, gz });
     }
     let file = File::open(path).map_err(|e| io_err(name, e))?;
@@ -210,7 +211,7 @@ fn open_input(path: &Path, name: &str) -> Result<Input, MmError> {
             }
         }
     }
-    let (reader, gz) = stream_input(file, name)?;
+    let (reader, gz) = stream_input(Counting(file), name)?;
     Ok(Input::Stream { reader, gz })
 }
 
