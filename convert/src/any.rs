@@ -22,6 +22,7 @@ impl<T: Scalar, I: Index> ToCsr<T, I> for AnyMatrix<T, I> {
         match self {
             AnyMatrix::Coo(m) => Cow::Owned(par::coo_to_csr(m)),
             AnyMatrix::Csr(m) => Cow::Borrowed(m),
+            AnyMatrix::Csc(m) => Cow::Owned(par::csc_to_csr(m)),
             AnyMatrix::Ell(m) => Cow::Owned(par::ell_to_csr(m)),
             AnyMatrix::Hyb(m) => Cow::Owned(par::hyb_to_csr(m)),
             AnyMatrix::Jds(m) => Cow::Owned(par::jds_to_csr(m)),
@@ -52,6 +53,7 @@ pub fn from_csr<T: Scalar, I: Index>(
     Ok(match target {
         FormatKind::Coo => AnyMatrix::Coo(par::csr_to_coo(a)),
         FormatKind::Csr => AnyMatrix::Csr(a.clone()),
+        FormatKind::Csc => AnyMatrix::Csc(par::csr_to_csc(a)),
         FormatKind::Ell => AnyMatrix::Ell(par::csr_to_ell(a, params.ell_width, params.allow_fill)?),
         FormatKind::Hyb => AnyMatrix::Hyb(par::csr_to_hyb(a, params.hyb_width)?),
         FormatKind::Jds => AnyMatrix::Jds(par::csr_to_jds(a)),
