@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Layout, Scalar};
+use sparsetool_formats::{AnyMatrix, Coo, Csr, FormatKind, Index, Layout, MatrixRef, Scalar};
 
 use crate::{par, ConvertError, ConvertParams};
 
@@ -110,4 +110,45 @@ pub fn convert<T: Scalar, I: Index>(
         return Ok(AnyMatrix::Csr(m.to_csr()));
     }
     from_csr(&m.as_csr(), target, params)
+}
+
+/// The CSR of `Aᵀ` for `A` in any format: the CSC's own arrays, borrowed
+/// (no copy), for CSC; [`par::transpose`] of the CSR for CSR and for the
+/// formats converted to CSR first; for COO, its entries swapped and summed
+/// by [`par::coo_to_csr`]. The GPU runs `y = Aᵀ x` as the CSR kernels on
+/// this matrix.
+///
+/// ```
+/// use sparsetool_convert::{csr_to_csc, transposed_csr};
+/// use sparsetool_formats::{Csr, MatrixRef};
+/// let a = Csr::<f64, i32>::try_from_parts(2, 3, vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 2.0, 3.0]).unwrap();
+/// let t = transposed_csr(MatrixRef::Csr(&a));
+/// assert_eq!((t.nrows(), t.ncols(), t.row_ptr()), (3, 2, &[0, 1, 2, 3][..]));
+/// let c = csr_to_csc(&a);
+/// assert!(matches!(transposed_csr(MatrixRef::Csc(&c)), std::borrow::Cow::Borrowed(_)));
+/// ```
+#[must_use]
+pub fn transposed_csr<T: Scalar, I: Index>(m: MatrixRef<'_, T, I>) -> Cow<'_, Csr<T, I>> {
+    match m {
+        MatrixRef::Csc(c) => Cow::Borrowed(c.transposed()),
+        MatrixRef::Csr(a) => Cow::Owned(par::transpose(a)),
+        MatrixRef::Coo(a) => {
+            // SAFETY: the entries of a valid COO, rows and columns swapped,
+            // are in range for the swapped shape.
+            let t = unsafe {
+                Coo::from_parts_unchecked(
+                    a.ncols(),
+                    a.nrows(),
+                    a.cols().to_vec(),
+                    a.rows().to_vec(),
+                    a.values().to_vec(),
+                )
+            };
+            Cow::Owned(par::coo_to_csr(&t))
+        }
+        MatrixRef::Ell(a) => Cow::Owned(par::transpose(&par::ell_to_csr(a))),
+        MatrixRef::Hyb(a) => Cow::Owned(par::transpose(&par::hyb_to_csr(a))),
+        MatrixRef::Jds(a) => Cow::Owned(par::transpose(&par::jds_to_csr(a))),
+        MatrixRef::Sell(a) => Cow::Owned(par::transpose(&par::sell_to_csr(a))),
+    }
 }

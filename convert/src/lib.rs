@@ -57,7 +57,7 @@ mod rows;
 pub mod serial;
 mod util;
 
-pub use any::{convert, from_csr, to_layout, ToCsr};
+pub use any::{convert, from_csr, to_layout, transposed_csr, ToCsr};
 pub use error::ConvertError;
 pub use par::{
     coo_to_csr, csc_to_csr, csr_to_coo, csr_to_csc, csr_to_ell, csr_to_hyb, csr_to_jds,
