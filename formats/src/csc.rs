@@ -256,7 +256,7 @@ impl<T: Scalar, I: Index> Csc<T, I> {
         self.t.row(j)
     }
 
-    /// `y = A x`: every column scattered into `y` (see [`scatter_spmv`]'s
+    /// `y = A x`: every column scattered into `y` (see `scatter_spmv`'s
     /// parallel split; the result does not depend on the thread count).
     ///
     /// # Panics

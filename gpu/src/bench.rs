@@ -480,6 +480,19 @@ fn kernels_for(kind: FormatKind, nrows: usize, nnz: usize) -> Vec<(GpuKernel, St
     v
 }
 
+/// The matrix a bench multiplies: `a`, or with `transpose` the CSR of `Aᵀ`
+/// (the arrays of `a`'s CSC).
+pub(crate) fn operand<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    transpose: bool,
+) -> std::borrow::Cow<'_, Csr<T, I>> {
+    if transpose {
+        std::borrow::Cow::Owned(sparsetool_convert::transpose(a))
+    } else {
+        std::borrow::Cow::Borrowed(a)
+    }
+}
+
 fn convert_err(format: &'static str, e: impl std::fmt::Display) -> GpuError {
     GpuError::Convert {
         format,
@@ -507,13 +520,8 @@ pub fn bench<T: Scalar, I: Index>(
     // With `transpose`, `a` below is the CSR of Aᵀ (every layout, the x,
     // the reference); `orig` stays A, for cuSPARSE's transposed SpMV.
     let orig = a;
-    let at;
-    let a = if opts.transpose {
-        at = sparsetool_convert::transpose(orig);
-        &at
-    } else {
-        orig
-    };
+    let at = operand(orig, opts.transpose);
+    let a: &Csr<T, I> = &at;
     ctx.load_all()?;
     let copy_gbps = copy_bandwidth(ctx, opts.copy_bytes, opts.reps)?;
     let (nrows, ncols, nnz) = (a.nrows(), a.ncols(), a.nnz());
@@ -655,24 +663,19 @@ pub fn bench<T: Scalar, I: Index>(
             other => other,
         };
         let sliced;
-        let (mat, traffic) = if kind == FormatKind::Sell && !algs.is_empty() {
+        // cuSPARSE's own matrix where it differs from ours: its sliced ELL
+        // (unsorted), or with `transpose` A's own CSR, multiplied with the
+        // transpose operation (`nrows`/`ncols` are Aᵀ's: y's and x's lengths).
+        let (mat, traffic) = if !algs.is_empty() && (kind == FormatKind::Sell || opts.transpose) {
             drop(m);
-            let rp = narrow_indices("row_ptr", a.row_ptr())?;
-            let ci = narrow_indices("col_idx", a.col_idx())?;
-            let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
-            sliced = DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?);
-            let t = Traffic::new(
-                sliced.matrix_bytes(dtype),
-                nrows as u64,
-                ncols as u64,
-                value_bytes,
-            );
-            (&sliced, t)
-        } else if opts.transpose && !algs.is_empty() {
-            // cuSPARSE multiplies A's own CSR with the transpose operation;
-            // `nrows`/`ncols` are Aᵀ's, the lengths of y and x.
-            drop(m);
-            sliced = DeviceMatrix::Csr(upload_csr(stream, orig)?);
+            sliced = if kind == FormatKind::Sell {
+                let rp = narrow_indices("row_ptr", a.row_ptr())?;
+                let ci = narrow_indices("col_idx", a.col_idx())?;
+                let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
+                DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?)
+            } else {
+                DeviceMatrix::Csr(upload_csr(stream, orig)?)
+            };
             let t = Traffic::new(
                 sliced.matrix_bytes(dtype),
                 nrows as u64,

@@ -52,17 +52,46 @@ pub fn cpu_bench<T: Scalar, I: Index>(
 ) -> Result<BenchReport, GpuError> {
     let dtype = kernel_precision::<T>("csr")?;
     let orig = csr;
-    let at;
-    let csr = if opts.transpose {
-        at = sparsetool_convert::transpose(orig);
-        &at
-    } else {
-        orig
-    };
+    let at = crate::bench::operand(orig, opts.transpose);
+    let csr: &Csr<T, I> = &at;
     let reps = opts.reps.max(1);
     let x: Vec<T> = random_x(csr.ncols(), opts.seed);
     let y_ref = spmv_ref(csr, &x);
     let tol = tolerance(dtype, csr.max_row_len());
+    // One result: `run` (which writes y) timed, its y checked.
+    let timed = |kernel: String,
+                 f: FormatKind,
+                 baseline: bool,
+                 params: Map<String, Value>,
+                 matrix_bytes: u64,
+                 run: &mut dyn FnMut(&mut [T]),
+                 config| {
+        let mut y = vec![T::zero(); csr.nrows()];
+        let times = time_runs(reps, || run(&mut y));
+        let err = rel_error(&y, &y_ref);
+        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
+        let traffic = Traffic::new(
+            matrix_bytes,
+            csr.nrows() as u64,
+            csr.ncols() as u64,
+            std::mem::size_of::<T>() as u64,
+        );
+        KernelResult {
+            kernel,
+            format: f.name().to_string(),
+            baseline,
+            params,
+            median_ms: median,
+            min_ms: min,
+            gbps: traffic.gbps(median),
+            gflops: gflops(csr.nnz(), median),
+            bytes: traffic.total(),
+            rel_error: err,
+            ok: err <= tol,
+            config,
+            batch: 1,
+        }
+    };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     for cfg in opts.layouts() {
@@ -79,67 +108,39 @@ pub fn cpu_bench<T: Scalar, I: Index>(
                 continue;
             }
         };
-        let mut y = vec![T::zero(); csr.nrows()];
-        let times = time_runs(reps, || m.spmv(&x, &mut y));
-        let err = rel_error(&y, &y_ref);
-        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
-        let traffic = Traffic::new(
-            stored_bytes(f, &stored(&m), Sizes::of::<T, I>()),
-            csr.nrows() as u64,
-            csr.ncols() as u64,
-            std::mem::size_of::<T>() as u64,
-        );
-        results.push(KernelResult {
-            kernel: format!("cpu-{}", f.name()),
-            format: f.name().to_string(),
-            baseline: f == FormatKind::Csr && !opts.transpose,
-            params: params_of(&m),
-            median_ms: median,
-            min_ms: min,
-            gbps: traffic.gbps(median),
-            gflops: gflops(csr.nnz(), median),
-            bytes: traffic.total(),
-            rel_error: err,
-            ok: err <= tol,
-            config: cfg.layout,
-            batch: 1,
-        });
+        let bytes = stored_bytes(f, &stored(&m), Sizes::of::<T, I>());
+        let kernel = format!("cpu-{}", f.name());
+        let baseline = f == FormatKind::Csr && !opts.transpose;
+        let run = &mut |y: &mut [T]| m.spmv(&x, y);
+        results.push(timed(
+            kernel,
+            f,
+            baseline,
+            params_of(&m),
+            bytes,
+            run,
+            cfg.layout,
+        ));
     }
     if opts.transpose {
-        let mut y = vec![T::zero(); csr.nrows()];
-        let times = time_runs(reps, || orig.spmv_transpose(&x, &mut y));
-        let err = rel_error(&y, &y_ref);
-        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
-        let traffic = Traffic::new(
-            stored_bytes(
-                FormatKind::Csr,
-                &Stored {
-                    nrows: orig.nrows() as u64,
-                    ncols: orig.ncols() as u64,
-                    nnz: orig.nnz() as u64,
-                    ..Stored::default()
-                },
-                Sizes::of::<T, I>(),
-            ),
-            csr.nrows() as u64,
-            csr.ncols() as u64,
-            std::mem::size_of::<T>() as u64,
-        );
-        results.push(KernelResult {
-            kernel: "cpu-csr-scatter".to_string(),
-            format: FormatKind::Csr.name().to_string(),
-            baseline: true,
-            params: Map::new(),
-            median_ms: median,
-            min_ms: min,
-            gbps: traffic.gbps(median),
-            gflops: gflops(csr.nnz(), median),
-            bytes: traffic.total(),
-            rel_error: err,
-            ok: err <= tol,
-            config: None,
-            batch: 1,
-        });
+        let st = Stored {
+            nrows: orig.nrows() as u64,
+            ncols: orig.ncols() as u64,
+            nnz: orig.nnz() as u64,
+            ..Stored::default()
+        };
+        let bytes = stored_bytes(FormatKind::Csr, &st, Sizes::of::<T, I>());
+        let run = &mut |y: &mut [T]| orig.spmv_transpose(&x, y);
+        let kernel = "cpu-csr-scatter".to_string();
+        results.push(timed(
+            kernel,
+            FormatKind::Csr,
+            true,
+            Map::new(),
+            bytes,
+            run,
+            None,
+        ));
     }
     Ok(BenchReport {
         device: format!("cpu ({} threads)", rayon::current_num_threads()),
