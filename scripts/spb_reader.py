@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 DT = {1: np.float32, 2: np.float64, 3: np.complex64, 4: np.complex128, 5: np.int32, 6: np.int64}
-FORMATS = ["coo", "csr", "ell", "hyb", "jds", "sell"]
+FORMATS = ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"]
 
 
 def read_spb(path):
@@ -37,6 +37,7 @@ def read_spb(path):
 NPZ_NAMES = {
     "coo": {"rows": "row", "cols": "col", "values": "data"},
     "csr": {"row_ptr": "indptr", "col_idx": "indices", "values": "data"},
+    "csc": {"col_ptr": "indptr", "row_idx": "indices", "values": "data"},
     "ell": {"row_nnz": "row_nnz", "col_idx": "indices", "values": "data"},
     "hyb": {"ell_row_nnz": "ell_row_nnz", "ell_col_idx": "ell_indices", "ell_values": "ell_data",
             "coo_rows": "coo_row", "coo_cols": "coo_col", "coo_values": "coo_data"},

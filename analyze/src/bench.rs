@@ -90,8 +90,14 @@ pub struct BenchReport {
     /// `None` on the CPU and for an empty matrix.
     #[serde(default)]
     pub gather_floor_ms: Option<f64>,
-    /// The matrix.
+    /// The matrix multiplied: with `transpose`, `Aᵀ` (`nrows` is the
+    /// column count of the file's matrix).
     pub matrix: MatrixInfo,
+    /// `y = Aᵀ x` was timed (`bench --transpose`): every layout holds `Aᵀ`
+    /// and the cuSPARSE baselines multiply `A`'s CSR with
+    /// `CUSPARSE_OPERATION_TRANSPOSE`. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transpose: bool,
     /// What `gbps` counts.
     pub bytes_model: String,
     /// Tolerance on `rel_error`.
@@ -228,6 +234,7 @@ mod tests {
                     nnz: 1,
                     max_row_len: 1,
                 },
+                transpose: false,
                 bytes_model: "m".into(),
                 tolerance: 1e-4,
                 reps: 20,

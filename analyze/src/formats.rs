@@ -13,6 +13,16 @@
 //! | HYB (width `k`) | ELL part + COO tail of `t` entries | `nrows i + nrows k (i + v) + t (2i + v)` |
 //! | JDS | perm, jd_ptr, col, val | `nrows i + (max_len + 1) i + nnz (i + v)` |
 //! | SELL-C-σ | perm, slice_ptr, slice_width, col, val | `nrows i + (2 nslices + 1) i + slots (i + v)` |
+//! | CSC | col_ptr, row, val | `(ncols + 1) i + nnz (i + v)` |
+//!
+//! CSC has a byte count ([`stored_bytes`], for the CPU bench) but no report
+//! in [`Formats`] and is never a candidate of the recommendation: its
+//! `y = A x` scatters into `y` (atomics or private copies of `y`, which this
+//! model does not count), while its bytes differ from CSR's only in the
+//! pointer array (`ncols + 1` instead of `nrows + 1` indices), so CSR's
+//! gather is the better `y = A x` on every matrix this model can tell
+//! apart. CSC's use is `y = Aᵀ x`,
+//! which is the CSR kernel on its arrays (`sparsetool spmv --transpose`).
 //!
 //! `spmv_bytes` is the traffic of one `y = A x` under the simplest model:
 //! every matrix array (row structure included) is read once, `x` is read
@@ -196,6 +206,8 @@ fn sum(terms: &[(u64, u64)]) -> u64 {
 pub struct Stored {
     /// Rows.
     pub nrows: u64,
+    /// Columns (read by CSC only).
+    pub ncols: u64,
     /// Stored entries.
     pub nnz: u64,
     /// Slots of the padded part: ELL and SELL slots, the ELL part of HYB
@@ -228,6 +240,7 @@ pub fn stored_bytes(kind: FormatKind, st: &Stored, s: Sizes) -> u64 {
         FormatKind::Hyb => sum(&[(st.nrows, i), (st.slots, i + v), (st.tail, 2 * i + v)]),
         FormatKind::Jds => sum(&[(st.nrows, i), (st.diagonals, i), (1, i), (st.nnz, i + v)]),
         FormatKind::Sell => sum(&[(st.nrows, i), (st.slices, 2 * i), (1, i), (st.slots, i + v)]),
+        FormatKind::Csc => sum(&[(st.ncols, i), (1, i), (st.nnz, i + v)]),
     }
 }
 
@@ -351,6 +364,7 @@ impl Shape {
     fn stored(&self, st: Stored) -> Stored {
         Stored {
             nrows: self.nrows,
+            ncols: self.ncols,
             nnz: self.nnz,
             ..st
         }

@@ -544,6 +544,7 @@ mod tests {
                     nnz: 8,
                     max_row_len: 2,
                 },
+                transpose: false,
                 bytes_model: String::new(),
                 tolerance: 0.0,
                 reps: 1,

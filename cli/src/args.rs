@@ -215,6 +215,10 @@ pub struct SpmvArgs {
     /// Write y to this .npy file.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Compute y = A^T x (x has nrows entries, y has ncols); on the GPU
+    /// through the CSR kernels on the CSC arrays.
+    #[arg(long)]
+    pub transpose: bool,
     /// Value type.
     #[arg(long, value_parser = precision(), default_value = "f64")]
     pub dtype: Precision,
@@ -251,6 +255,10 @@ pub struct BenchArgs {
     /// JSON then carries the candidates' work counts (`features`).
     #[arg(long)]
     pub sweep: bool,
+    /// Time y = A^T x: every layout holds A^T (csr: the CSR kernels on A's
+    /// CSC arrays); GPU baseline: cuSPARSE's transpose operation on A's CSR.
+    #[arg(long)]
+    pub transpose: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }

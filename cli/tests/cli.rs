@@ -126,7 +126,7 @@ fn spb_python_reader_agrees_with_npz_for_every_format() {
         "fixtures/matrices/real/lp_ship04l.mtx",
     ];
     for input in inputs {
-        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"] {
             let spb = dir.path().join(format!("{fmt}.spb"));
             let npz = dir.path().join(format!("{fmt}.npz"));
             let mut args = vec!["convert", input, "--to", fmt, "--force", "--allow-fill"];
@@ -159,7 +159,7 @@ fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
     let dir = tmp();
     for m in real_matrices() {
         let m = m.to_str().unwrap();
-        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+        for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"] {
             let direct = dir.path().join("direct.npz");
             let spb = dir.path().join("via.spb");
             let via = dir.path().join("via.npz");
@@ -204,7 +204,7 @@ fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
 #[test]
 fn spb_info_json_for_each_format() {
     let dir = tmp();
-    for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell"] {
+    for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"] {
         let spb = dir.path().join(format!("C-{fmt}.spb"));
         let mut a = vec![
             "convert",
@@ -634,7 +634,7 @@ fn cpu_spmv_and_bench_run() {
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 6);
+    assert_eq!(results.len(), sparsetool_formats::FormatKind::ALL.len());
     assert!(results.iter().all(|r| r["ok"] == true), "{out}");
 }
 
@@ -797,4 +797,188 @@ fn stdin_is_read_as_matrix_market() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["nrows"], 4);
     assert_eq!(v["ncols"], 5);
+}
+
+/// `convert --to csc` into every container holds seed C's CSC arrays
+/// (fixtures/src/seed.rs); SciPy reads the `.npz` as a canonical csc_matrix
+/// equal to the Matrix Market file.
+#[test]
+fn convert_to_csc_every_container() {
+    use sparsetool_formats::io::{load, Input, LoadOptions};
+    use sparsetool_formats::AnyMatrix;
+    let dir = tmp();
+    let seed = &sparsetool_fixtures::seed::C;
+    let widen = |v: &[i32]| v.iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+    for ext in ["npz", "spb"] {
+        let out = dir.path().join(format!("C.{ext}"));
+        ok(&[
+            "convert",
+            "fixtures/matrices/seed/C.mtx",
+            "--to",
+            "csc",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let m = load::<f64, i32>(&Input::open(&out).unwrap(), &LoadOptions::default())
+            .unwrap()
+            .matrix;
+        let AnyMatrix::Csc(m) = m else {
+            panic!("{ext}: not csc: {m:?}")
+        };
+        assert_eq!(widen(m.col_ptr()), seed.csc_col_ptr, "{ext}");
+        assert_eq!(widen(m.row_idx()), seed.csc_row, "{ext}");
+        assert_eq!(m.values(), seed.csc_val, "{ext}");
+    }
+    // .mtx from CSC: the same entries as the input, row by row.
+    let mtx = dir.path().join("C.mtx");
+    ok(&[
+        "convert",
+        dir.path().join("C.spb").to_str().unwrap(),
+        "--to",
+        "csc",
+        "-o",
+        mtx.to_str().unwrap(),
+    ]);
+    let text = fs::read_to_string(&mtx).unwrap();
+    assert!(text.contains("from csc storage"), "{text}");
+    let back = dir.path().join("back.npz");
+    ok(&[
+        "convert",
+        mtx.to_str().unwrap(),
+        "--to",
+        "csr",
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    let AnyMatrix::Csr(b) = sparsetool_formats::npz::read_npz::<f64, i32>(&back).unwrap() else {
+        panic!("not csr")
+    };
+    assert_eq!(widen(b.row_ptr()), seed.csr_row_ptr);
+    assert_eq!(b.values(), seed.csr_val);
+    let Some(py) = python() else { return };
+    let script = r#"
+import sys, numpy as np, scipy.io as sio, scipy.sparse as sp
+m = sp.load_npz(sys.argv[1])
+assert m.format == 'csc' and m.has_canonical_format, m.format
+want = sio.mmread(sys.argv[2]).toarray()
+assert np.array_equal(m.toarray(), want)
+print('ok')
+"#;
+    let o = Command::new(&py)
+        .args(["-c", script])
+        .arg(dir.path().join("C.npz"))
+        .arg(root().join("fixtures/matrices/seed/C.mtx"))
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// The `.npy` vector `spmv -o` wrote.
+fn read_y(path: &Path) -> Vec<f64> {
+    sparsetool_formats::npz::read_npy::<f64>(path).unwrap()
+}
+
+/// `spmv` on a CSC file equals the CSR result; `spmv --transpose` equals
+/// `Aᵀ x` computed from the seed example's dense matrix, in every format
+/// and for a rectangular matrix; x has one entry per row.
+#[test]
+fn spmv_csc_and_transpose() {
+    let dir = tmp();
+    let m = "fixtures/matrices/seed/C.mtx"; // 4 x 5
+    let seed = &sparsetool_fixtures::seed::C;
+    let csc = dir.path().join("C.spb");
+    ok(&["convert", m, "--to", "csc", "-o", csc.to_str().unwrap()]);
+    let y = |args: &[&str]| {
+        let out = dir.path().join("y.npy");
+        let mut a = args.to_vec();
+        a.extend(["--force", "-o", out.to_str().unwrap()]);
+        ok(&a);
+        read_y(&out)
+    };
+    // x = ones: A x is the row sums.
+    let y_csc = y(&["spmv", csc.to_str().unwrap()]);
+    let y_csr = y(&["spmv", m, "--format", "csr"]);
+    assert_eq!(y_csc, y_csr);
+    let row_sums: Vec<f64> = seed.dense.iter().map(|r| r.iter().sum()).collect();
+    assert_eq!(y_csc, row_sums);
+    // A^T x with x = [1, 2, 3, 4] (one entry per row), from the dense matrix.
+    let x = dir.path().join("x.mtx");
+    fs::write(
+        &x,
+        "%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\n4\n",
+    )
+    .unwrap();
+    let want: Vec<f64> = (0..seed.ncols)
+        .map(|j| {
+            (0..seed.nrows)
+                .map(|i| seed.dense[i][j] * (i + 1) as f64)
+                .sum()
+        })
+        .collect();
+    for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"] {
+        let got = y(&[
+            "spmv",
+            m,
+            "--format",
+            fmt,
+            "--transpose",
+            "--x",
+            x.to_str().unwrap(),
+        ]);
+        assert_eq!(got, want, "{fmt}");
+    }
+    let got = y(&[
+        "spmv",
+        csc.to_str().unwrap(),
+        "--transpose",
+        "--x",
+        x.to_str().unwrap(),
+    ]);
+    assert_eq!(got, want);
+    // x must have nrows entries with --transpose: 5 entries is a usage error.
+    let x5 = dir.path().join("x5.mtx");
+    fs::write(
+        &x5,
+        "%%MatrixMarket matrix array real general\n5 1\n1\n2\n3\n4\n5\n",
+    )
+    .unwrap();
+    let o = st(&["spmv", m, "--transpose", "--x", x5.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--transpose"), "{}", stderr(&o));
+    let e = stderr(&st(&["spmv", m, "--transpose"]));
+    assert!(e.starts_with("spmv (y = A^T x) csr on cpu: 4 x 5"), "{e}");
+}
+
+/// `bench --transpose` on the CPU: every layout (of Aᵀ) and the CSR
+/// scatter baseline agree with the reference; the JSON says `transpose`.
+#[test]
+fn cpu_bench_transpose() {
+    let out = ok(&[
+        "bench",
+        "fixtures/matrices/real/jagmesh7.mtx",
+        "--device",
+        "cpu",
+        "--reps",
+        "3",
+        "--transpose",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["transpose"], true, "{out}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), sparsetool_formats::FormatKind::ALL.len() + 1);
+    assert!(results.iter().all(|r| r["ok"] == true), "{out}");
+    assert!(results
+        .iter()
+        .any(|r| r["kernel"] == "cpu-csr-scatter" && r["baseline"] == true));
+    let plain = ok(&[
+        "bench",
+        "fixtures/matrices/seed/B.mtx",
+        "--device",
+        "cpu",
+        "--reps",
+        "1",
+        "--json",
+    ]);
+    assert!(!plain.contains("transpose"), "{plain}");
 }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Layout, Scalar};
+use sparsetool_formats::{AnyMatrix, Coo, Csr, FormatKind, Index, Layout, MatrixRef, Scalar};
 
 use crate::{par, ConvertError, ConvertParams};
 
@@ -33,6 +33,7 @@ impl<T: Scalar, I: Index> ToCsr<T, I> for AnyMatrix<T, I> {
         match self {
             AnyMatrix::Coo(m) => Cow::Owned(par::coo_to_csr(m)),
             AnyMatrix::Csr(m) => Cow::Borrowed(m),
+            AnyMatrix::Csc(m) => Cow::Owned(par::csc_to_csr(m)),
             AnyMatrix::Ell(m) => Cow::Owned(par::ell_to_csr(m)),
             AnyMatrix::Hyb(m) => Cow::Owned(par::hyb_to_csr(m)),
             AnyMatrix::Jds(m) => Cow::Owned(par::jds_to_csr(m)),
@@ -134,6 +135,8 @@ fn footprint<T: Scalar, I: Index>(
         // The permutation, slice pointers and widths, and the entries (the
         // padded slots are checked exactly once the widths are known).
         FormatKind::Sell => entries + n * (2 * isz + 8),
+        // The transposed arrays and the counting sort's column counts.
+        FormatKind::Csc => csr_bytes(a.ncols(), a.nnz(), isz, vsz) + a.ncols() as u128 * 8,
     }
 }
 
@@ -154,6 +157,7 @@ pub fn from_csr<T: Scalar, I: Index>(
     Ok(match target {
         FormatKind::Coo => AnyMatrix::Coo(par::csr_to_coo(a)),
         FormatKind::Csr => AnyMatrix::Csr(a.clone()),
+        FormatKind::Csc => AnyMatrix::Csc(par::csr_to_csc(a)),
         FormatKind::Ell => AnyMatrix::Ell(par::csr_to_ell(a, params.ell_width, params.allow_fill)?),
         FormatKind::Hyb => AnyMatrix::Hyb(par::csr_to_hyb(a, params.hyb_width)?),
         FormatKind::Jds => AnyMatrix::Jds(par::csr_to_jds(a)),
@@ -210,4 +214,45 @@ pub fn convert<T: Scalar, I: Index>(
         return Ok(AnyMatrix::Csr(m.try_as_csr()?.into_owned()));
     }
     from_csr(&*m.try_as_csr()?, target, params)
+}
+
+/// The CSR of `Aᵀ` for `A` in any format: the CSC's own arrays, borrowed
+/// (no copy), for CSC; [`par::transpose`] of the CSR for CSR and for the
+/// formats converted to CSR first; for COO, its entries swapped and summed
+/// by [`par::coo_to_csr`]. The GPU runs `y = Aᵀ x` as the CSR kernels on
+/// this matrix.
+///
+/// ```
+/// use sparsetool_convert::{csr_to_csc, transposed_csr};
+/// use sparsetool_formats::{Csr, MatrixRef};
+/// let a = Csr::<f64, i32>::try_from_parts(2, 3, vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 2.0, 3.0]).unwrap();
+/// let t = transposed_csr(MatrixRef::Csr(&a));
+/// assert_eq!((t.nrows(), t.ncols(), t.row_ptr()), (3, 2, &[0, 1, 2, 3][..]));
+/// let c = csr_to_csc(&a);
+/// assert!(matches!(transposed_csr(MatrixRef::Csc(&c)), std::borrow::Cow::Borrowed(_)));
+/// ```
+#[must_use]
+pub fn transposed_csr<T: Scalar, I: Index>(m: MatrixRef<'_, T, I>) -> Cow<'_, Csr<T, I>> {
+    match m {
+        MatrixRef::Csc(c) => Cow::Borrowed(c.transposed()),
+        MatrixRef::Csr(a) => Cow::Owned(par::transpose(a)),
+        MatrixRef::Coo(a) => {
+            // SAFETY: the entries of a valid COO, rows and columns swapped,
+            // are in range for the swapped shape.
+            let t = unsafe {
+                Coo::from_parts_unchecked(
+                    a.ncols(),
+                    a.nrows(),
+                    a.cols().to_vec(),
+                    a.rows().to_vec(),
+                    a.values().to_vec(),
+                )
+            };
+            Cow::Owned(par::coo_to_csr(&t))
+        }
+        MatrixRef::Ell(a) => Cow::Owned(par::transpose(&par::ell_to_csr(a))),
+        MatrixRef::Hyb(a) => Cow::Owned(par::transpose(&par::hyb_to_csr(a))),
+        MatrixRef::Jds(a) => Cow::Owned(par::transpose(&par::jds_to_csr(a))),
+        MatrixRef::Sell(a) => Cow::Owned(par::transpose(&par::sell_to_csr(a))),
+    }
 }

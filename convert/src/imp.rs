@@ -9,11 +9,11 @@
 use std::cmp::Reverse;
 
 use rayon::prelude::*;
-use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+use sparsetool_formats::{Coo, Csc, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
 
 use crate::params::{check_sell, check_width, slots};
 use crate::rows::{fill_jds_row, fill_sell_slice, fill_slotted_row, gather_row};
-use crate::util::{ix, offsets, split_at_offsets, Par, Scatter};
+use crate::util::{cuts_into, ix, offsets, split_at_offsets, Par, Scatter, MIN_BLOCK_WORK};
 use crate::{ConvertError, HybWidth, ELL_FILL_MIN_SLOTS, MAX_ELL_FILL};
 
 /// Builds a CSR matrix whose invariants hold by construction.
@@ -450,4 +450,86 @@ pub(crate) fn sell_to_csr<T: Scalar, I: Index>(par: Par, s: &Sell<T, I>) -> Csr<
         gather_row(sp[p / c].to_usize() + p % c, c, sc, s.values(), oc, ov);
     });
     csr(n, s.ncols(), row_ptr, oc, ov)
+}
+
+// ---------------------------------------------------------------- CSR <-> CSC
+
+/// `Aᵀ` in CSR from `A` in CSR: a stable counting sort of the entries by
+/// column. The rows are cut into `k` blocks of about equal entries; each
+/// block counts its columns (pass 1), a prefix sum over (column, block)
+/// gives every block its own write positions in each output row (pass 2),
+/// and the blocks scatter their entries there (pass 3). Blocks are visited
+/// in row order inside every column, so each output row lists its columns
+/// (the input rows) in ascending order, and the bytes do not depend on `k`.
+/// `k` is at most the thread count and small enough that the `k x ncols`
+/// counters stay below the entries.
+///
+/// This is the one CSR ↔ CSC kernel: CSC of `A` has the arrays of CSR of
+/// `Aᵀ`, so [`csr_to_csc`] and [`csc_to_csr`] reinterpret around it.
+pub(crate) fn transpose<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Csr<T, I> {
+    let (n, m, nnz) = (a.nrows(), a.ncols(), a.nnz());
+    if nnz == 0 {
+        return Csr::empty(m, n);
+    }
+    let ptr = a.row_ptr();
+    let k = match par {
+        Par::Seq => 1,
+        Par::Rayon => rayon::current_num_threads()
+            .min(nnz / MIN_BLOCK_WORK)
+            .min(nnz / m.max(1)),
+    };
+    let cuts = cuts_into(n, k, |i| ptr[i].to_usize());
+    let k = cuts.len() - 1;
+    // Pass 1: per-block column counts (m >= 1: some entry has a column).
+    let mut hist = vec![0usize; k * m];
+    let jobs: Vec<_> = hist.chunks_mut(m).zip(cuts.windows(2)).collect();
+    par.for_each(jobs, |(h, w)| {
+        for c in &a.col_idx()[ptr[w[0]].to_usize()..ptr[w[1]].to_usize()] {
+            h[c.to_usize()] += 1;
+        }
+    });
+    // Pass 2: block j of column c writes from the entries of columns < c
+    // plus those of blocks < j in column c.
+    let mut t_ptr: Vec<I> = Vec::with_capacity(m + 1);
+    let mut run = 0usize;
+    for c in 0..m {
+        t_ptr.push(ix(run));
+        for j in 0..k {
+            run += std::mem::replace(&mut hist[j * m + c], run);
+        }
+    }
+    t_ptr.push(ix(run));
+    // Pass 3: scatter.
+    let mut t_idx = vec![I::default(); nnz];
+    let mut t_val = vec![T::zero(); nnz];
+    {
+        let (si, sv) = (Scatter::new(&mut t_idx), Scatter::new(&mut t_val));
+        let jobs: Vec<_> = hist.chunks_mut(m).zip(cuts.windows(2)).collect();
+        par.for_each(jobs, |(h, w)| {
+            for r in w[0]..w[1] {
+                let (cols, vals) = a.row(r);
+                for (c, &v) in cols.iter().zip(vals) {
+                    let p = &mut h[c.to_usize()];
+                    // SAFETY: the positions of (column, block) pairs are
+                    // disjoint, and each is written once.
+                    unsafe {
+                        si.write(*p, ix(r));
+                        sv.write(*p, v);
+                    }
+                    *p += 1;
+                }
+            }
+        });
+    }
+    csr(m, n, t_ptr, t_idx, t_val)
+}
+
+/// CSR → CSC: the transpose's CSR, reinterpreted (no copy).
+pub(crate) fn csr_to_csc<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Csc<T, I> {
+    Csc::from_transposed(transpose(par, a))
+}
+
+/// CSC → CSR: the transpose of the CSR its arrays form.
+pub(crate) fn csc_to_csr<T: Scalar, I: Index>(par: Par, m: &Csc<T, I>) -> Csr<T, I> {
+    transpose(par, m.transposed())
 }

@@ -1,14 +1,16 @@
 //! # sparsetool-convert
 //!
 //! Conversions between the sparse formats of [`sparsetool_formats`]: COO,
-//! CSR, ELL, HYB, JDS and SELL-C-σ.
+//! CSR, CSC, ELL, HYB, JDS and SELL-C-σ.
 //!
 //! ## Brief overview
 //!
 //! - Free functions named `<from>_to_<to>`: [`coo_to_csr`], [`csr_to_coo`],
-//!   [`csr_to_ell`], [`csr_to_hyb`], [`csr_to_jds`], [`csr_to_sell`] and back
-//!   ([`ell_to_csr`], [`hyb_to_csr`], [`jds_to_csr`], [`sell_to_csr`]). CSR
-//!   is the hub: [`convert`] goes from any [`AnyMatrix`] to any format
+//!   [`csr_to_ell`], [`csr_to_hyb`], [`csr_to_jds`], [`csr_to_sell`],
+//!   [`csr_to_csc`] and back ([`ell_to_csr`], [`hyb_to_csr`], [`jds_to_csr`],
+//!   [`sell_to_csr`], [`csc_to_csr`]). CSR ↔ CSC is one kernel,
+//!   [`transpose`] (a stable counting sort by column): CSC of `A` holds the
+//!   arrays of CSR of `Aᵀ`. CSR is the hub: [`convert`] goes from any [`AnyMatrix`] to any format
 //!   through it, with [`ConvertParams`].
 //! - Two backends with the same kernels: [`serial`] (calling thread) and
 //!   [`par`] (rayon; re-exported at the crate root). Both produce the same
@@ -55,11 +57,11 @@ mod rows;
 pub mod serial;
 mod util;
 
-pub use any::{convert, from_csr, preflight, to_layout, ToCsr};
+pub use any::{convert, from_csr, preflight, to_layout, transposed_csr, ToCsr};
 pub use error::ConvertError;
 pub use par::{
-    coo_to_csr, csr_to_coo, csr_to_ell, csr_to_hyb, csr_to_jds, csr_to_sell, ell_to_csr,
-    hyb_to_csr, jds_to_csr, sell_to_csr,
+    coo_to_csr, csc_to_csr, csr_to_coo, csr_to_csc, csr_to_ell, csr_to_hyb, csr_to_jds,
+    csr_to_sell, ell_to_csr, hyb_to_csr, jds_to_csr, sell_to_csr, transpose,
 };
 pub use params::{hyb_auto_width, ConvertParams, HybWidth, ELL_FILL_MIN_SLOTS, MAX_ELL_FILL};
 pub use sparsetool_formats::AnyMatrix;

@@ -67,7 +67,22 @@ macro_rules! conversions {
             imp::csr_to_sell($p, a, slice, sigma)
         }
 
-        to_csr!($p; ell_to_csr(Ell, "ELL → CSR."), hyb_to_csr(Hyb, "HYB → CSR."),
+        /// CSR → CSC: a stable counting sort by column (rows ascending in
+        /// every column). The CSC's arrays are the CSR of the transpose.
+        #[must_use]
+        pub fn csr_to_csc<T: Scalar, I: Index>(a: &Csr<T, I>) -> Csc<T, I> {
+            imp::csr_to_csc($p, a)
+        }
+
+        /// `Aᵀ` in CSR (`ncols x nrows`) from `A` in CSR: the kernel of
+        /// [`csr_to_csc`] and [`csc_to_csr`].
+        #[must_use]
+        pub fn transpose<T: Scalar, I: Index>(a: &Csr<T, I>) -> Csr<T, I> {
+            imp::transpose($p, a)
+        }
+
+        to_csr!($p; csc_to_csr(Csc, "CSC → CSR (the transpose of the CSR its arrays form)."),
+            ell_to_csr(Ell, "ELL → CSR."), hyb_to_csr(Hyb, "HYB → CSR."),
             jds_to_csr(Jds, "JDS → CSR."), sell_to_csr(Sell, "SELL → CSR."));
     };
 }

@@ -51,28 +51,7 @@ impl Par {
     /// Returns the cut points, starting at 0 and ending at `n`. The result
     /// decides only how work is split, never what is written.
     pub(crate) fn cuts(self, n: usize, cum: impl Fn(usize) -> usize) -> Vec<usize> {
-        let total = cum(n);
-        let nb = self.blocks(total);
-        let mut cuts = Vec::with_capacity(nb + 1);
-        cuts.push(0);
-        for b in 1..nb {
-            let target = total / nb * b;
-            // First i with cum(i) >= target.
-            let (mut lo, mut hi) = (*cuts.last().unwrap_or(&0), n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if cum(mid) < target {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            if lo > *cuts.last().unwrap_or(&0) && lo < n {
-                cuts.push(lo);
-            }
-        }
-        cuts.push(n);
-        cuts
+        cuts_into(n, self.blocks(cum(n)), cum)
     }
 
     /// Row cuts of a compressed structure balanced on rows + entries.
@@ -80,6 +59,32 @@ impl Par {
         let n = ptr.len().saturating_sub(1);
         self.cuts(n, |i| ptr[i].to_usize() + i)
     }
+}
+
+/// [`Par::cuts`] into at most `nb` blocks (at least one).
+pub(crate) fn cuts_into(n: usize, nb: usize, cum: impl Fn(usize) -> usize) -> Vec<usize> {
+    let total = cum(n);
+    let nb = nb.max(1);
+    let mut cuts = Vec::with_capacity(nb + 1);
+    cuts.push(0);
+    for b in 1..nb {
+        let target = total / nb * b;
+        // First i with cum(i) >= target.
+        let (mut lo, mut hi) = (*cuts.last().unwrap_or(&0), n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if cum(mid) < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo > *cuts.last().unwrap_or(&0) && lo < n {
+            cuts.push(lo);
+        }
+    }
+    cuts.push(n);
+    cuts
 }
 
 /// Smallest amount of work (entries + rows) worth a block of its own.

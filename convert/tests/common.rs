@@ -3,7 +3,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sparsetool_formats::{Coo, Csr, Ell, Hyb, Index, Jds, Scalar, Sell};
+use sparsetool_formats::{Coo, Csc, Csr, Ell, Hyb, Index, Jds, Scalar, Sell};
 
 /// Re-checks a matrix built with `from_parts_unchecked` through `try_from_parts`.
 pub trait Revalidate {
@@ -15,6 +15,12 @@ impl<T: Scalar, I: Index> Revalidate for Csr<T, I> {
     fn revalidate(&self) {
         let (a, b, c, d, e) = self.clone().into_parts();
         Csr::try_from_parts(a, b, c, d, e).expect("valid CSR");
+    }
+}
+impl<T: Scalar, I: Index> Revalidate for Csc<T, I> {
+    fn revalidate(&self) {
+        let (a, b, c, d, e) = self.clone().into_parts();
+        Csc::try_from_parts(a, b, c, d, e).expect("valid CSC");
     }
 }
 impl<T: Scalar, I: Index> Revalidate for Coo<T, I> {

@@ -38,6 +38,7 @@ fn fixture_matrix(e: &SeedExample, k: FormatKind) -> AnyMatrix<f64, i32> {
         FormatKind::Hyb => AnyMatrix::Hyb(e.hyb_matrix().unwrap()),
         FormatKind::Jds => AnyMatrix::Jds(e.jds_matrix().unwrap()),
         FormatKind::Sell => AnyMatrix::Sell(e.sell_matrix().unwrap()),
+        FormatKind::Csc => AnyMatrix::Csc(e.csc_matrix().unwrap()),
     }
 }
 

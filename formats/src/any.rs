@@ -1,13 +1,13 @@
 //! A matrix in any format: [`AnyMatrix`] owns it, [`MatrixRef`] borrows it.
 //!
-//! These two enums are the only place where "one of the six formats" is
+//! These two enums are the only place where "one of the seven formats" is
 //! spelled out; readers return an [`AnyMatrix`], writers and GPU uploads take
 //! a [`MatrixRef`], and code that does the same thing for every format calls
 //! their methods instead of matching.
 
-use crate::{Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
+use crate::{Coo, Csc, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar, Sell};
 
-/// A sparse matrix in one of the six formats, owned.
+/// A sparse matrix in one of the seven formats, owned.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnyMatrix<T, I> {
     /// Coordinate triplets.
@@ -22,9 +22,11 @@ pub enum AnyMatrix<T, I> {
     Jds(Jds<T, I>),
     /// SELL-C-σ.
     Sell(Sell<T, I>),
+    /// Compressed sparse column.
+    Csc(Csc<T, I>),
 }
 
-/// A sparse matrix in one of the six formats, borrowed.
+/// A sparse matrix in one of the seven formats, borrowed.
 #[derive(Debug, Clone, Copy)]
 pub enum MatrixRef<'a, T, I> {
     /// Coordinate triplets.
@@ -39,6 +41,8 @@ pub enum MatrixRef<'a, T, I> {
     Jds(&'a Jds<T, I>),
     /// SELL-C-σ.
     Sell(&'a Sell<T, I>),
+    /// Compressed sparse column.
+    Csc(&'a Csc<T, I>),
 }
 
 /// Applies `$e` to the matrix inside any variant of either enum.
@@ -51,6 +55,7 @@ macro_rules! each {
             $enum::Hyb($m) => $e,
             $enum::Jds($m) => $e,
             $enum::Sell($m) => $e,
+            $enum::Csc($m) => $e,
         }
     };
 }
@@ -88,6 +93,7 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
             MatrixRef::Hyb(_) => FormatKind::Hyb,
             MatrixRef::Jds(_) => FormatKind::Jds,
             MatrixRef::Sell(_) => FormatKind::Sell,
+            MatrixRef::Csc(_) => FormatKind::Csc,
         }
     }
 
@@ -107,11 +113,51 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
         each!(MatrixRef, self, m => m.spmv(x, y));
     }
 
+    /// `y = Aᵀ x` on the CPU, in the stored format (`x` has `nrows`
+    /// entries, `y` has `ncols`): CSC by the CSR kernel on its arrays (one
+    /// dot product per column, parallel), CSR by a parallel row scatter
+    /// ([`Csr::spmv_transpose`]); the other formats scatter every stored
+    /// entry `y[col] += value * x[row]` on the calling thread (COO
+    /// duplicates contribute their sum).
+    ///
+    /// ```
+    /// use sparsetool_formats::{Coo, MatrixRef};
+    /// // [[1 2]
+    /// //  [0 3]]
+    /// let a = Coo::<f64, i32>::try_from_parts(2, 2, vec![0, 0, 1], vec![0, 1, 1], vec![1.0, 2.0, 3.0])?;
+    /// let mut y = vec![0.0; 2];
+    /// MatrixRef::Coo(&a).spmv_transpose(&[1.0, 10.0], &mut y);
+    /// assert_eq!(y, [1.0, 32.0]);
+    /// # Ok::<(), sparsetool_formats::FormatError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If `x.len() != nrows` or `y.len() != ncols`.
+    pub fn spmv_transpose(&self, x: &[T], y: &mut [T]) {
+        match *self {
+            MatrixRef::Csr(m) => m.spmv_transpose(x, y),
+            MatrixRef::Csc(m) => m.spmv_transpose(x, y),
+            other => {
+                crate::pattern::assert_spmv_lens(x, y, other.ncols(), other.nrows());
+                y.iter_mut().for_each(|v| *v = T::zero());
+                other.for_each_entry(|r, c, v| y[c] += v * x[r]);
+            }
+        }
+    }
+
     /// Every stored entry `(row, col, value)` (padding skipped), in the
     /// format's storage order.
     pub fn for_each_entry(&self, mut f: impl FnMut(usize, usize, T)) {
         match *self {
             MatrixRef::Coo(m) => coo_entries(m, &mut f),
+            MatrixRef::Csc(m) => {
+                for c in 0..m.ncols() {
+                    let (rows, vals) = m.col(c);
+                    for (r, &v) in rows.iter().zip(vals) {
+                        f(r.to_usize(), c, v);
+                    }
+                }
+            }
             MatrixRef::Csr(m) => {
                 for r in 0..m.nrows() {
                     let (cols, vals) = m.row(r);
@@ -216,6 +262,14 @@ impl<T: Scalar, I: Index> AnyMatrix<T, I> {
     pub fn spmv(&self, x: &[T], y: &mut [T]) {
         self.as_ref().spmv(x, y);
     }
+
+    /// `y = Aᵀ x` on the CPU ([`MatrixRef::spmv_transpose`]).
+    ///
+    /// # Panics
+    /// If `x.len() != nrows` or `y.len() != ncols`.
+    pub fn spmv_transpose(&self, x: &[T], y: &mut [T]) {
+        self.as_ref().spmv_transpose(x, y);
+    }
 }
 
 impl<'a, T, I> From<&'a AnyMatrix<T, I>> for MatrixRef<'a, T, I> {
@@ -227,6 +281,7 @@ impl<'a, T, I> From<&'a AnyMatrix<T, I>> for MatrixRef<'a, T, I> {
             AnyMatrix::Hyb(m) => MatrixRef::Hyb(m),
             AnyMatrix::Jds(m) => MatrixRef::Jds(m),
             AnyMatrix::Sell(m) => MatrixRef::Sell(m),
+            AnyMatrix::Csc(m) => MatrixRef::Csc(m),
         }
     }
 }
@@ -245,4 +300,4 @@ macro_rules! wrap {
         }
     )*};
 }
-wrap!(Coo, Csr, Ell, Hyb, Jds, Sell);
+wrap!(Coo, Csr, Ell, Hyb, Jds, Sell, Csc);

@@ -147,4 +147,26 @@ impl<T: Scalar, I: Index> Csr<T, I> {
                 *yi = acc;
             });
     }
+
+    /// `y = Aᵀ x`: every row scattered into `y` (`x` has `nrows` entries,
+    /// `y` has `ncols`), in parallel parts with private copies of `y` added
+    /// in a fixed order, so the result does not depend on the thread count.
+    ///
+    /// ```
+    /// use sparsetool_formats::Csr;
+    /// // [[1 2]
+    /// //  [0 3]]
+    /// let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0])?;
+    /// let mut y = vec![0.0; 2];
+    /// a.spmv_transpose(&[1.0, 10.0], &mut y);
+    /// assert_eq!(y, [1.0, 32.0]);
+    /// # Ok::<(), sparsetool_formats::FormatError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If `x.len() != nrows` or `y.len() != ncols`.
+    pub fn spmv_transpose(&self, x: &[T], y: &mut [T]) {
+        assert_spmv_lens(x, y, self.ncols, self.nrows);
+        crate::csc::scatter_spmv(&self.row_ptr, &self.col_idx, &self.values, x, y);
+    }
 }

@@ -17,7 +17,7 @@ pub enum FormatError {
         /// Actual length.
         actual: usize,
     },
-    /// A pointer array (row_ptr, jd_ptr, slice_ptr) does not start at zero.
+    /// A pointer array (row_ptr, col_ptr, jd_ptr, slice_ptr) does not start at zero.
     #[error("`{array}` must start at 0, found {found}")]
     PointerStart {
         /// Name of the array.
@@ -66,6 +66,22 @@ pub enum FormatError {
         col: i64,
         /// Number of columns.
         ncols: usize,
+    },
+    /// A row index of a CSC matrix is outside `0..nrows`.
+    #[error("row index {row} out of bounds (nrows = {nrows}) in column {col}")]
+    RowIndexOutOfBounds {
+        /// The column holding it.
+        col: usize,
+        /// The bad index.
+        row: i64,
+        /// Number of rows.
+        nrows: usize,
+    },
+    /// Row indices inside a column of a CSC matrix are not strictly ascending.
+    #[error("row indices of column {col} are not in ascending order")]
+    UnsortedColumn {
+        /// The column.
+        col: usize,
     },
     /// Columns inside a row are not strictly ascending.
     #[error("columns of row {row} are not in ascending order")]

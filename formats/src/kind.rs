@@ -15,17 +15,20 @@ pub enum FormatKind {
     Jds,
     /// Sliced ELL with sorting windows (SELL-C-sigma).
     Sell,
+    /// Compressed sparse column (the arrays of the CSR of the transpose).
+    Csc,
 }
 
 impl FormatKind {
     /// All formats, in a stable order.
-    pub const ALL: [FormatKind; 6] = [
+    pub const ALL: [FormatKind; 7] = [
         FormatKind::Coo,
         FormatKind::Csr,
         FormatKind::Ell,
         FormatKind::Hyb,
         FormatKind::Jds,
         FormatKind::Sell,
+        FormatKind::Csc,
     ];
 
     /// Lower-case name as used on the command line and in files.
@@ -38,6 +41,7 @@ impl FormatKind {
             FormatKind::Hyb => "hyb",
             FormatKind::Jds => "jds",
             FormatKind::Sell => "sell",
+            FormatKind::Csc => "csc",
         }
     }
 
@@ -51,6 +55,7 @@ impl FormatKind {
             FormatKind::Hyb => "ELL part plus a COO tail for long rows.",
             FormatKind::Jds => "Jagged diagonals (rows sorted by length).",
             FormatKind::Sell => "Sliced ELL with sorting windows (SELL-C-sigma).",
+            FormatKind::Csc => "Compressed sparse column (column scatter; y = A^T x as CSR).",
         }
     }
 }
@@ -82,5 +87,5 @@ named!(FormatKind, UnknownFormat);
 
 /// Error for an unknown format name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format `{0}` (expected one of coo, csr, ell, hyb, jds, sell)")]
+#[error("unknown format `{0}` (expected one of coo, csr, ell, hyb, jds, sell, csc)")]
 pub struct UnknownFormat(pub String);

@@ -9,6 +9,7 @@
 //! |---|---|---|---|
 //! | [`Coo`] | assembly, interchange | indices in range | none |
 //! | [`Csr`] | general SpMV, the hub of every conversion | monotone `row_ptr`, sorted unique columns | none |
+//! | [`Csc`] | column access, `y = Aᵀ x` (its arrays are the CSR of `Aᵀ`) | monotone `col_ptr`, sorted unique rows | none |
 //! | [`Ell`] | regular rows on GPUs (coalesced, one thread per row) | `row_nnz <= width`, sorted columns, trailing padding | every row padded to `width` |
 //! | [`Hyb`] | mostly regular rows with a few long ones | ELL part + COO tail sorted by (row, col), tail only on full rows | ELL part only |
 //! | [`Jds`] | irregular rows without padding | stable descending-length `perm`, shrinking jagged diagonals | none |
@@ -47,6 +48,7 @@ pub mod alloc;
 mod any;
 pub mod binary;
 mod coo;
+mod csc;
 mod csr;
 mod ell;
 mod error;
@@ -65,6 +67,7 @@ mod sell;
 
 pub use any::{AnyMatrix, MatrixRef};
 pub use coo::Coo;
+pub use csc::Csc;
 pub use csr::Csr;
 pub use ell::Ell;
 pub use error::FormatError;

@@ -12,8 +12,10 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sparsetool_formats::npz::{read_npy, read_npz, write_coo, write_csr, write_npy, NpzArchive};
-use sparsetool_formats::{AnyMatrix, Complex64, Coo, Csr, Index, Scalar};
+use sparsetool_formats::npz::{
+    read_npy, read_npz, write_coo, write_csc, write_csr, write_npy, NpzArchive,
+};
+use sparsetool_formats::{AnyMatrix, Complex64, Coo, Csc, Csr, Index, Scalar};
 
 fn scratch(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -59,6 +61,18 @@ fn dense_csr<T: Scalar, I: Index>(m: &Csr<T, I>) -> Vec<T> {
     d
 }
 
+/// Row-major dense copy of a CSC matrix (walked column by column).
+fn dense_csc<T: Scalar, I: Index>(m: &Csc<T, I>) -> Vec<T> {
+    let mut d = vec![T::zero(); m.nrows() * m.ncols()];
+    for j in 0..m.ncols() {
+        let (r, v) = m.col(j);
+        for (r, v) in r.iter().zip(v) {
+            d[r.to_usize() * m.ncols() + j] += *v;
+        }
+    }
+    d
+}
+
 fn py_literal<T: Scalar>(d: &[T], ncols: usize) -> String {
     let rows: Vec<String> = d
         .chunks(ncols.max(1))
@@ -86,14 +100,14 @@ m = sp.load_npz(path)
 assert m.format == fmt, (m.format, fmt)
 assert m.shape == (int(nrows), int(ncols)), m.shape
 assert m.dtype == np.dtype(dtype), (m.dtype, dtype)
-if fmt == 'csr':
+if fmt in ('csr', 'csc'):
     assert m.has_canonical_format
 exp = np.array(eval(expected), dtype=dtype).reshape(int(nrows), int(ncols))
 assert np.array_equal(m.toarray(), exp), (m.toarray(), exp)
 with np.load(path) as z:
     assert z['format'].dtype.kind == 'S' and z['format'].ndim == 0
     assert z['shape'].dtype == np.int64
-    keys = ['indices', 'indptr'] if fmt == 'csr' else ['row', 'col']
+    keys = ['indices', 'indptr'] if fmt in ('csr', 'csc') else ['row', 'col']
     assert list(z.keys()) == keys + ['format', 'shape', 'data'], list(z.keys())
     for k in keys:
         assert z[k].dtype == np.dtype(idx), (k, z[k].dtype, idx)
@@ -171,6 +185,39 @@ where
     }
 }
 
+/// The sample matrix as CSC (built column by column from its dense copy),
+/// written with `write_csc`, checked by SciPy as a canonical `csc_matrix`,
+/// and read back by us as CSC.
+fn write_check_csc<T, I>(py: &Path, dir: &Path, name: &str)
+where
+    T: Scalar + sparsetool_formats::npz::NpyElement,
+    I: Index + sparsetool_formats::npz::NpyElement,
+{
+    let a = sample_csr::<T, I>();
+    let dense = dense_csr(&a);
+    let (nrows, ncols) = (a.nrows(), a.ncols());
+    let (mut ptr, mut rows, mut vals) = (vec![I::default()], Vec::new(), Vec::new());
+    for j in 0..ncols {
+        for i in 0..nrows {
+            let v = dense[i * ncols + j];
+            if v != T::zero() {
+                rows.push(I::from_usize(i).unwrap());
+                vals.push(v);
+            }
+        }
+        ptr.push(I::from_usize(rows.len()).unwrap());
+    }
+    let m = Csc::try_from_parts(nrows, ncols, ptr, rows, vals).unwrap();
+    assert_eq!(dense_csc(&m), dense);
+    let path = dir.join(format!("{name}.npz"));
+    write_csc(BufWriter::new(File::create(&path).unwrap()), &m).unwrap();
+    check_in_python::<T, I>(py, &path, "csc", &dense, nrows, ncols);
+    match read_npz::<T, I>(&path).unwrap() {
+        AnyMatrix::Csc(b) => assert_eq!(b, m),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn scipy_loads_our_files() {
     let Some(py) = python() else { return };
@@ -179,6 +226,13 @@ fn scipy_loads_our_files() {
     write_check_csr::<f32, i64>(&py, &dir, "csr_f32_i64");
     write_check_csr::<Complex64, i32>(&py, &dir, "csr_c128_i32");
     write_check_csr::<sparsetool_formats::Complex32, i64>(&py, &dir, "csr_c64_i64");
+    write_check_csc::<f64, i32>(&py, &dir, "csc_f64_i32");
+    write_check_csc::<f32, i64>(&py, &dir, "csc_f32_i64");
+    write_check_csc::<Complex64, i64>(&py, &dir, "csc_c128_i64");
+    let empty = Csc::<f64, i32>::empty(3, 2);
+    let path = dir.join("empty_csc.npz");
+    write_csc(BufWriter::new(File::create(&path).unwrap()), &empty).unwrap();
+    check_in_python::<f64, i32>(&py, &path, "csc", &[0.0; 6], 3, 2);
 
     // COO with duplicates and out-of-order entries.
     let coo = Coo::<f64, i64>::try_from_parts(
@@ -231,6 +285,9 @@ U = sp.csr_matrix((np.array([1.0, 2.0, 3.0, 4.0]), np.array([2, 0, 1, 1]), np.ar
 assert not U.has_canonical_format
 ud = np.array([[2.0, 0, 1.0], [0, 7.0, 0]])
 cases['csr_unsorted_dup'] = (U, ud)
+V = sp.csc_matrix((np.array([1.0, 2.0, 3.0, 4.0]), np.array([2, 0, 1, 1]), np.array([0, 2, 4])), shape=(3, 2))
+assert not V.has_canonical_format
+cases['csc_unsorted_dup'] = (V, ud.T)
 Z = dense * (1 + 2j)
 cases['csr_c128'] = (sp.csr_matrix(Z), Z)
 cases['coo_c64'] = (sp.coo_matrix(Z.astype(np.complex64)), Z.astype(np.complex64))
@@ -257,9 +314,16 @@ fn compare<T: Scalar>(dir: &Path, tag: &str, format: &str) {
             );
             (c.nrows(), c.ncols(), dense_csr(c))
         }
+        AnyMatrix::Csc(c) => {
+            assert!(
+                format == "csc" && !tag.contains("unsorted"),
+                "{tag}: got CSC for {format}"
+            );
+            (c.nrows(), c.ncols(), dense_csc(c))
+        }
         AnyMatrix::Coo(c) => {
             assert!(
-                format != "csr" || tag.contains("unsorted"),
+                format == "coo" || tag.contains("unsorted"),
                 "{tag}: got COO for {format}"
             );
             (c.nrows(), c.ncols(), dense_coo(c))
@@ -272,17 +336,8 @@ fn compare<T: Scalar>(dir: &Path, tag: &str, format: &str) {
     assert_eq!(got, expected, "{tag}");
     // Also with int64 indices.
     let m64 = read_npz::<T, i64>(&path).unwrap();
-    let n64 = match m64 {
-        AnyMatrix::Csr(c) => c.nnz(),
-        AnyMatrix::Coo(c) => c.nnz(),
-        other => panic!("{other:?}"),
-    };
-    let n32 = match m {
-        AnyMatrix::Csr(c) => c.nnz(),
-        AnyMatrix::Coo(c) => c.nnz(),
-        other => panic!("{other:?}"),
-    };
-    assert_eq!(n32, n64);
+    assert_eq!(m64.kind(), m.kind(), "{tag}");
+    assert_eq!(m64.nnz(), m.nnz(), "{tag}");
 }
 
 #[test]
@@ -306,7 +361,7 @@ fn we_read_scipy_files() {
         }
         count += 1;
     }
-    assert_eq!(count, 28);
+    assert_eq!(count, 30);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,7 +5,7 @@ use sparsetool_fixtures::support::{put_u64, spb_entry, spb_reseal, spb_sections,
 use sparsetool_formats::binary::{
     write_spb, SpbError, SpbErrorKind, SpbFile, SpbOptions, ENTRY_SIZE, HEADER_SIZE,
 };
-use sparsetool_formats::{AnyMatrix, Coo, Csr, Ell, Hyb, Jds, MatrixRef, Sell};
+use sparsetool_formats::{AnyMatrix, Coo, Csc, Csr, Ell, Hyb, Jds, MatrixRef, Sell};
 
 // The worked examples in fixtures/src/seed.rs: B in every format, C in SELL
 // (C = 2, sigma = 4).
@@ -26,6 +26,9 @@ fn jds_b() -> Jds<f64, i32> {
 }
 fn sell_c() -> Sell<f64, i32> {
     seed::C.sell_matrix().unwrap()
+}
+fn csc_c() -> Csc<f64, i32> {
+    seed::C.csc_matrix().unwrap()
 }
 
 fn bytes_of(m: MatrixRef<'_, f64, i32>) -> Vec<u8> {
@@ -54,7 +57,29 @@ fn every_format() -> Vec<(Vec<u8>, AnyMatrix<f64, i32>)> {
             bytes_of(MatrixRef::Sell(&sell_c())),
             AnyMatrix::Sell(sell_c()),
         ),
+        (bytes_of(MatrixRef::Csc(&csc_c())), AnyMatrix::Csc(csc_c())),
     ]
+}
+
+/// CSC's sections are the ones docs/binary-layout.md lists, with example C's
+/// arrays, under format code 6.
+#[test]
+fn csc_sections_and_code() {
+    let b = bytes_of(MatrixRef::Csc(&csc_c()));
+    assert_eq!(u32::from_le_bytes([b[20], b[21], b[22], b[23]]), 6);
+    let f = open(&b).unwrap();
+    let names: Vec<&str> = f.sections().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["col_ptr", "row_idx", "values"]);
+    assert_eq!(f.indices::<i32>("col_ptr").unwrap(), [0, 2, 4, 6, 7, 9]);
+    assert_eq!(
+        f.indices::<i32>("row_idx").unwrap(),
+        [0, 2, 1, 3, 0, 3, 1, 0, 3]
+    );
+    assert_eq!(
+        f.values::<f64>("values").unwrap(),
+        [1.0, 6.0, 4.0, 7.0, 2.0, 8.0, 5.0, 3.0, 9.0]
+    );
+    assert!(f.header().params().is_empty());
 }
 
 #[test]
@@ -516,4 +541,32 @@ fn c29_rows_checked_while_hashing_across_blocks() {
     flipped[o + 4 * s] ^= 1;
     let err = open(&flipped).unwrap_err().to_string();
     assert!(err.contains("col_idx") && err.contains("checksum"), "{err}");
+}
+
+#[test]
+fn c30_csc_unsorted_column_caught_without_checksums() {
+    let mut b = bytes_of(MatrixRef::Csc(&csc_c()));
+    // column 0 holds rows 0, 2: make it 2, 2 (a duplicate)
+    let at = section_data_offset(&b, "row_idx");
+    b[at..at + 4].copy_from_slice(&2i32.to_le_bytes());
+    let opts = SpbOptions {
+        verify_checksums: false,
+    };
+    let e = SpbFile::from_bytes(&b, "t.spb", &opts)
+        .unwrap()
+        .to_matrix::<f64, i32>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.spb") && e.contains("duplicate entry (2, 0)"),
+        "{e}"
+    );
+    // row index past nrows
+    b[at..at + 4].copy_from_slice(&9i32.to_le_bytes());
+    let e = SpbFile::from_bytes(&b, "t.spb", &opts)
+        .unwrap()
+        .to_matrix::<f64, i32>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("row index 9 out of bounds"), "{e}");
 }

@@ -44,6 +44,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let hyb = csr_to_hyb(&csr, HybWidth::Auto)?;
     let jds = csr_to_jds(&csr);
     let sell = csr_to_sell(&csr, 32, 1024)?;
+    let csc = sparsetool_convert::csr_to_csc(&csr);
     println!(
         "{} on {}: {} x {}, {} entries",
         path,
@@ -60,6 +61,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             sparsetool_formats::FormatKind::Hyb => MatrixRef::Hyb(&hyb),
             sparsetool_formats::FormatKind::Jds => MatrixRef::Jds(&jds),
             sparsetool_formats::FormatKind::Sell => MatrixRef::Sell(&sell),
+            sparsetool_formats::FormatKind::Csc => MatrixRef::Csc(&csc),
         };
         let y = spmv_gpu_with(&ctx, &a, &x, k)?;
         println!("  {:14} rel_error {:.2e}", k.name(), rel_error(&y, &y_ref));

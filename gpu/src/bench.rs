@@ -28,8 +28,8 @@ use sparsetool_formats::{Csr, FormatKind, Index, Layout, Scalar, Sell};
 use crate::context::GpuContext;
 use crate::cusparse::{self, CusparseAlg, Handle};
 use crate::device_matrix::{
-    upload_csr, upload_csr_as_coo, upload_ell, upload_idx, upload_jds, upload_sell,
-    upload_sliced_ell, upload_vals, DevVals, DeviceMatrix,
+    upload_csc_as_coo, upload_csr, upload_csr_as_coo, upload_ell, upload_idx, upload_jds,
+    upload_sell, upload_sliced_ell, upload_vals, DevVals, DeviceMatrix,
 };
 use crate::kernels::{kernel_name, kernel_precision, KernelId};
 use crate::launch::{self, GpuKernel};
@@ -77,6 +77,12 @@ pub struct BenchOptions {
     /// Layouts to time instead of one per entry of `formats` (a parameter
     /// sweep); empty: `formats` with the parameters above.
     pub configs: Vec<BenchConfig>,
+    /// Time `y = Aᵀ x` instead of `y = A x`: every layout is built from the
+    /// CSR of `Aᵀ` (the arrays of `A`'s CSC, so the `csr` layout runs the
+    /// CSR kernels on them), `x` has `nrows` entries, and the cuSPARSE
+    /// baselines are CSR ALG1/ALG2 with `CUSPARSE_OPERATION_TRANSPOSE` on
+    /// `A`'s own CSR (no COO or sliced-ELL baseline).
+    pub transpose: bool,
 }
 
 /// One layout to time: a format with its conversion parameters, and the
@@ -145,6 +151,7 @@ impl Default for BenchOptions {
             ell_max_bytes: 16 << 30,
             copy_bytes: 1 << 30,
             configs: Vec::new(),
+            transpose: false,
         }
     }
 }
@@ -473,6 +480,19 @@ fn kernels_for(kind: FormatKind, nrows: usize, nnz: usize) -> Vec<(GpuKernel, St
     v
 }
 
+/// The matrix a bench multiplies: `a`, or with `transpose` the CSR of `Aᵀ`
+/// (the arrays of `a`'s CSC).
+pub(crate) fn operand<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    transpose: bool,
+) -> std::borrow::Cow<'_, Csr<T, I>> {
+    if transpose {
+        std::borrow::Cow::Owned(sparsetool_convert::transpose(a))
+    } else {
+        std::borrow::Cow::Borrowed(a)
+    }
+}
+
 fn convert_err(format: &'static str, e: impl std::fmt::Display) -> GpuError {
     GpuError::Convert {
         format,
@@ -482,7 +502,8 @@ fn convert_err(format: &'static str, e: impl std::fmt::Display) -> GpuError {
 
 /// Benchmarks every kernel of every requested format, and the cuSPARSE
 /// baselines, on `a` (converted on the CPU to each format, uploaded once per
-/// format, freed before the next).
+/// format, freed before the next); `y = Aᵀ x` with
+/// [`BenchOptions::transpose`].
 ///
 /// # Errors
 /// [`GpuError::Unsupported`] for complex values, [`GpuError::IndexOverflow`]
@@ -496,6 +517,11 @@ pub fn bench<T: Scalar, I: Index>(
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
     let dtype = kernel_precision::<T>("csr")?;
+    // With `transpose`, `a` below is the CSR of Aᵀ (every layout, the x,
+    // the reference); `orig` stays A, for cuSPARSE's transposed SpMV.
+    let orig = a;
+    let at = operand(orig, opts.transpose);
+    let a: &Csr<T, I> = &at;
     ctx.load_all()?;
     let copy_gbps = copy_bandwidth(ctx, opts.copy_bytes, opts.reps)?;
     let (nrows, ncols, nnz) = (a.nrows(), a.ncols(), a.nnz());
@@ -569,6 +595,10 @@ pub fn bench<T: Scalar, I: Index>(
             FormatKind::Jds => {
                 DeviceMatrix::Jds(upload_jds(stream, &sparsetool_convert::csr_to_jds(a))?)
             }
+            FormatKind::Csc => DeviceMatrix::Coo(upload_csc_as_coo(
+                stream,
+                &sparsetool_convert::csr_to_csc(a),
+            )?),
             FormatKind::Sell => {
                 let c = cfg.params.slice;
                 let sigma = cfg
@@ -616,10 +646,12 @@ pub fn bench<T: Scalar, I: Index>(
             FormatKind::Csr if cusparse_done.insert(kind) => {
                 &[CusparseAlg::CsrAlg1, CusparseAlg::CsrAlg2]
             }
-            FormatKind::Coo if cusparse_done.insert(kind) => {
+            FormatKind::Coo if !opts.transpose && cusparse_done.insert(kind) => {
                 &[CusparseAlg::CooAlg1, CusparseAlg::CooAlg2]
             }
-            FormatKind::Sell if cusparse_sell_at == Some(ci) => &[CusparseAlg::SellAlg1],
+            FormatKind::Sell if !opts.transpose && cusparse_sell_at == Some(ci) => {
+                &[CusparseAlg::SellAlg1]
+            }
             _ => &[],
         };
         // cuSPARSE's sliced ELL is its own layout: C = cusparse_slice, sigma = 1.
@@ -631,12 +663,19 @@ pub fn bench<T: Scalar, I: Index>(
             other => other,
         };
         let sliced;
-        let (mat, traffic) = if kind == FormatKind::Sell && !algs.is_empty() {
+        // cuSPARSE's own matrix where it differs from ours: its sliced ELL
+        // (unsorted), or with `transpose` A's own CSR, multiplied with the
+        // transpose operation (`nrows`/`ncols` are Aᵀ's: y's and x's lengths).
+        let (mat, traffic) = if !algs.is_empty() && (kind == FormatKind::Sell || opts.transpose) {
             drop(m);
-            let rp = narrow_indices("row_ptr", a.row_ptr())?;
-            let ci = narrow_indices("col_idx", a.col_idx())?;
-            let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
-            sliced = DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?);
+            sliced = if kind == FormatKind::Sell {
+                let rp = narrow_indices("row_ptr", a.row_ptr())?;
+                let ci = narrow_indices("col_idx", a.col_idx())?;
+                let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
+                DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?)
+            } else {
+                DeviceMatrix::Csr(upload_csr(stream, orig)?)
+            };
             let t = Traffic::new(
                 sliced.matrix_bytes(dtype),
                 nrows as u64,
@@ -649,7 +688,9 @@ pub fn bench<T: Scalar, I: Index>(
             (&sliced, traffic)
         };
         for &alg in algs {
-            let mut p = match cusparse::prepare(ctx, handle, alg, mat, dtype, &xd, new_y()?) {
+            let prepared =
+                cusparse::prepare(ctx, handle, alg, mat, dtype, opts.transpose, &xd, new_y()?);
+            let mut p = match prepared {
                 Ok(p) => p,
                 Err(e) => {
                     skipped.push(Skipped {
@@ -702,6 +743,7 @@ pub fn bench<T: Scalar, I: Index>(
             nnz,
             max_row_len,
         },
+        transpose: opts.transpose,
         bytes_model: BYTES_MODEL.to_string(),
         tolerance: tol,
         reps: opts.reps.max(1),
@@ -730,5 +772,10 @@ mod tests {
         assert_eq!(names(1, 100)[4..], ["csr-vector-l16"]);
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
+        let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(csc, ["csc-scatter"]);
     }
 }

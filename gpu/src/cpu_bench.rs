@@ -20,10 +20,29 @@ pub const CPU_BYTES_MODEL: &str = "gbps counts every array of the format as stor
      included) read once, x read once and y written once, divided by the median time; \
      copy_gbps is a 256 MiB memcpy, bytes read plus written.";
 
+/// Two untimed runs of `run`, then `reps` timed ones (ms each).
+fn time_runs(reps: usize, mut run: impl FnMut()) -> Vec<f64> {
+    for _ in 0..2 {
+        run();
+    }
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            run();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
 /// Times the CPU SpMV (rayon) of every layout of `opts`
 /// ([`BenchOptions::layouts`]): two untimed runs, then `opts.reps` timed
 /// ones; `x` is [`random_x`] of `opts.seed`, as on the GPU. A layout that
 /// cannot be built is listed in `skipped`.
+///
+/// With [`BenchOptions::transpose`], `y = Aᵀ x`: every layout is built from
+/// the CSR of `Aᵀ` (the `csr` layout is then the gather over `A`'s CSC
+/// arrays), and the baseline `cpu-csr-scatter` is
+/// [`Csr::spmv_transpose`] on `A`'s own CSR.
 ///
 /// # Errors
 /// [`GpuError::Unsupported`] for complex values.
@@ -32,10 +51,47 @@ pub fn cpu_bench<T: Scalar, I: Index>(
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
     let dtype = kernel_precision::<T>("csr")?;
+    let orig = csr;
+    let at = crate::bench::operand(orig, opts.transpose);
+    let csr: &Csr<T, I> = &at;
     let reps = opts.reps.max(1);
     let x: Vec<T> = random_x(csr.ncols(), opts.seed);
     let y_ref = spmv_ref(csr, &x);
     let tol = tolerance(dtype, csr.max_row_len());
+    // One result: `run` (which writes y) timed, its y checked.
+    let timed = |kernel: String,
+                 f: FormatKind,
+                 baseline: bool,
+                 params: Map<String, Value>,
+                 matrix_bytes: u64,
+                 run: &mut dyn FnMut(&mut [T]),
+                 config| {
+        let mut y = vec![T::zero(); csr.nrows()];
+        let times = time_runs(reps, || run(&mut y));
+        let err = rel_error(&y, &y_ref);
+        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
+        let traffic = Traffic::new(
+            matrix_bytes,
+            csr.nrows() as u64,
+            csr.ncols() as u64,
+            std::mem::size_of::<T>() as u64,
+        );
+        KernelResult {
+            kernel,
+            format: f.name().to_string(),
+            baseline,
+            params,
+            median_ms: median,
+            min_ms: min,
+            gbps: traffic.gbps(median),
+            gflops: gflops(csr.nnz(), median),
+            bytes: traffic.total(),
+            rel_error: err,
+            ok: err <= tol,
+            config,
+            batch: 1,
+        }
+    };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     for cfg in opts.layouts() {
@@ -52,40 +108,39 @@ pub fn cpu_bench<T: Scalar, I: Index>(
                 continue;
             }
         };
-        let mut y = vec![T::zero(); csr.nrows()];
-        for _ in 0..2 {
-            m.spmv(&x, &mut y);
-        }
-        let err = rel_error(&y, &y_ref);
-        let times: Vec<f64> = (0..reps)
-            .map(|_| {
-                let t = Instant::now();
-                m.spmv(&x, &mut y);
-                t.elapsed().as_secs_f64() * 1e3
-            })
-            .collect();
-        let (median, min) = median_min(&times).unwrap_or((0.0, 0.0));
-        let traffic = Traffic::new(
-            stored_bytes(f, &stored(&m), Sizes::of::<T, I>()),
-            csr.nrows() as u64,
-            csr.ncols() as u64,
-            std::mem::size_of::<T>() as u64,
-        );
-        results.push(KernelResult {
-            kernel: format!("cpu-{}", f.name()),
-            format: f.name().to_string(),
-            baseline: f == FormatKind::Csr,
-            params: params_of(&m),
-            median_ms: median,
-            min_ms: min,
-            gbps: traffic.gbps(median),
-            gflops: gflops(csr.nnz(), median),
-            bytes: traffic.total(),
-            rel_error: err,
-            ok: err <= tol,
-            config: cfg.layout,
-            batch: 1,
-        });
+        let bytes = stored_bytes(f, &stored(&m), Sizes::of::<T, I>());
+        let kernel = format!("cpu-{}", f.name());
+        let baseline = f == FormatKind::Csr && !opts.transpose;
+        let run = &mut |y: &mut [T]| m.spmv(&x, y);
+        results.push(timed(
+            kernel,
+            f,
+            baseline,
+            params_of(&m),
+            bytes,
+            run,
+            cfg.layout,
+        ));
+    }
+    if opts.transpose {
+        let st = Stored {
+            nrows: orig.nrows() as u64,
+            ncols: orig.ncols() as u64,
+            nnz: orig.nnz() as u64,
+            ..Stored::default()
+        };
+        let bytes = stored_bytes(FormatKind::Csr, &st, Sizes::of::<T, I>());
+        let run = &mut |y: &mut [T]| orig.spmv_transpose(&x, y);
+        let kernel = "cpu-csr-scatter".to_string();
+        results.push(timed(
+            kernel,
+            FormatKind::Csr,
+            true,
+            Map::new(),
+            bytes,
+            run,
+            None,
+        ));
     }
     Ok(BenchReport {
         device: format!("cpu ({} threads)", rayon::current_num_threads()),
@@ -100,6 +155,7 @@ pub fn cpu_bench<T: Scalar, I: Index>(
             nnz: csr.nnz(),
             max_row_len: csr.max_row_len(),
         },
+        transpose: opts.transpose,
         bytes_model: CPU_BYTES_MODEL.to_string(),
         tolerance: tol,
         reps,
@@ -114,11 +170,12 @@ fn stored<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Stored {
     let n = |len: usize| len as u64;
     let base = Stored {
         nrows: n(m.nrows()),
+        ncols: n(m.ncols()),
         nnz: n(m.nnz()),
         ..Stored::default()
     };
     match m {
-        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) => base,
+        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) | AnyMatrix::Csc(_) => base,
         AnyMatrix::Ell(a) => Stored {
             slots: n(a.values().len()),
             ..base
@@ -157,7 +214,7 @@ fn params_of<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
         AnyMatrix::Jds(a) => {
             p.insert("diagonals".into(), a.num_diagonals().into());
         }
-        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) => {}
+        AnyMatrix::Coo(_) | AnyMatrix::Csr(_) | AnyMatrix::Csc(_) => {}
     }
     p
 }

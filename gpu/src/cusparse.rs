@@ -1,6 +1,7 @@
 //! cuSPARSE baselines through `cudarc::cusparse::sys` (cudarc 0.19 has only
 //! handle creation in its safe layer): `cusparseSpMV` on CSR (ALG1, ALG2),
-//! COO (ALG1, ALG2) and sliced ELL (SELL_ALG1), with descriptors and the
+//! COO (ALG1, ALG2) and sliced ELL (SELL_ALG1), `y = A x` or `y = Aᵀ x`
+//! (`CUSPARSE_OPERATION_TRANSPOSE`), with descriptors and the
 //! external buffer created once, outside any timed region, on the crate's
 //! stream.
 
@@ -202,6 +203,7 @@ pub(crate) struct Prepared<'a> {
     pub y_out: DevVals,
     alg: CusparseAlg,
     dtype: Precision,
+    op: cusparseOperation_t,
     mat: SpMat,
     x: DnVec,
     y: DnVec,
@@ -216,13 +218,18 @@ fn dptr<T>(ctx: &GpuContext, s: &CudaSlice<T>) -> *mut c_void {
 }
 
 /// Builds the descriptors for `alg` on `m` (which must be CSR for the CSR
-/// algorithms, COO for COO, and a sliced ELL without permutation for SELL).
+/// algorithms, COO for COO, and a sliced ELL without permutation for SELL),
+/// for `y = A x`, or `y = Aᵀ x` with `transpose` (then `x` holds `nrows`
+/// values and `y` `ncols`). cuSPARSE refuses the algorithms that do not
+/// support the transpose with a status, returned as [`GpuError::Cusparse`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare<'a>(
     ctx: &GpuContext,
     handle: &'a Handle,
     alg: CusparseAlg,
     m: &'a DeviceMatrix,
     dtype: Precision,
+    transpose: bool,
     x: &'a DevVals,
     mut y: DevVals,
 ) -> Result<Prepared<'a>, GpuError> {
@@ -273,13 +280,36 @@ pub(crate) fn prepare<'a>(
         }
     }
     let mat = SpMat(mat);
-    // SAFETY (both): x holds ncols values, y holds nrows values.
-    let vx = DnVec::new(ncols, dptr(ctx, &x.buf), vt)?;
+    let (op, x_len, y_len) = if transpose {
+        (
+            cusparseOperation_t::CUSPARSE_OPERATION_TRANSPOSE,
+            nrows,
+            ncols,
+        )
+    } else {
+        (
+            cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+            ncols,
+            nrows,
+        )
+    };
+    params.insert("op".into(), json!(format!("{op:?}")));
+    for (what, expected, actual) in [("x", x_len, x.len), ("y", y_len, y.len)] {
+        if expected != actual {
+            return Err(GpuError::Shape {
+                what,
+                expected,
+                actual,
+            });
+        }
+    }
+    // SAFETY (both): x holds x_len values, y holds y_len values (checked).
+    let vx = DnVec::new(x_len, dptr(ctx, &x.buf), vt)?;
     let yp = {
         let (p, _sync) = y.buf.device_ptr_mut(ctx.stream());
         p as usize as *mut c_void
     };
-    let vy = DnVec::new(nrows, yp, vt)?;
+    let vy = DnVec::new(y_len, yp, vt)?;
 
     let (alpha, beta) = one_zero(dtype);
     let mut size = 0usize;
@@ -287,7 +317,7 @@ pub(crate) fn prepare<'a>(
     call("cusparseSpMV_bufferSize", || unsafe {
         sys::cusparseSpMV_bufferSize(
             handle.0,
-            cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+            op,
             alpha,
             mat.0,
             vx.0,
@@ -306,6 +336,7 @@ pub(crate) fn prepare<'a>(
         y_out: y,
         alg,
         dtype,
+        op,
         mat,
         x: vx,
         y: vy,
@@ -320,7 +351,7 @@ pub(crate) fn prepare<'a>(
 }
 
 impl Prepared<'_> {
-    /// Enqueues one `y = A x` on the context's stream.
+    /// Enqueues one `y = op(A) x` on the context's stream.
     pub(crate) fn enqueue(&self, ctx: &GpuContext) -> Result<(), GpuError> {
         self.run_inner("cusparseSpMV", ctx, false)
     }
@@ -334,7 +365,7 @@ impl Prepared<'_> {
         let vt = value_type(self.dtype);
         let (alpha, beta) = one_zero(self.dtype);
         let buf = dptr(ctx, &self.buffer);
-        let op = cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+        let op = self.op;
         let spmv = if preprocess {
             sys::cusparseSpMV_preprocess
         } else {

@@ -5,7 +5,7 @@
 //! `i64`. Value arrays are uploaded as raw bytes and typed by [`Precision`].
 
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
-use sparsetool_formats::{Coo, Csr, Ell, FormatKind, Index, Jds, Scalar, Sell};
+use sparsetool_formats::{Coo, Csc, Csr, Ell, FormatKind, Index, Jds, Scalar, Sell};
 
 use crate::layout::{check_i32, coo_rows_from_row_ptr, narrow_indices, SlicedEllHost};
 use crate::GpuError;
@@ -246,6 +246,24 @@ pub(crate) fn upload_csr_as_coo<T: Scalar, I: Index>(
     })
 }
 
+/// Uploads CSC as COO in column order (the input of
+/// [`crate::GpuKernel::CscScatter`]): rows as stored, each entry's column
+/// expanded from `col_ptr`.
+pub(crate) fn upload_csc_as_coo<T: Scalar, I: Index>(
+    s: &std::sync::Arc<CudaStream>,
+    m: &Csc<T, I>,
+) -> Result<DevCoo, GpuError> {
+    let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
+    let col_ptr = narrow_indices("col_ptr", m.col_ptr())?;
+    let cols = coo_rows_from_row_ptr(&col_ptr);
+    Ok(DevCoo {
+        dims,
+        rows: upload_idx(s, "row_idx", m.row_idx())?,
+        cols: upload_i32(s, &cols)?,
+        vals: upload_vals(s, m.values())?,
+    })
+}
+
 pub(crate) fn upload_coo<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Coo<T, I>,
@@ -365,5 +383,6 @@ pub(crate) fn upload<T: Scalar, I: Index>(
         MatrixRef::Hyb(m) => DeviceMatrix::Hyb(upload_ell(s, m.ell())?, upload_coo(s, m.coo())?),
         MatrixRef::Jds(m) => DeviceMatrix::Jds(upload_jds(s, m)?),
         MatrixRef::Sell(m) => DeviceMatrix::Sell(upload_sell(s, m)?),
+        MatrixRef::Csc(m) => DeviceMatrix::Coo(upload_csc_as_coo(s, m)?),
     })
 }

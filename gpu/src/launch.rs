@@ -35,11 +35,15 @@ pub enum GpuKernel {
     Jds,
     /// SELL-C-sigma, C threads per slice.
     Sell,
+    /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
+    /// entries in column order (row indices as stored, columns expanded
+    /// from `col_ptr`), one thread per entry scattering into a zeroed `y`.
+    CscScatter,
 }
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 10] = [
+    pub const ALL: [GpuKernel; 11] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -50,10 +54,12 @@ impl GpuKernel {
         GpuKernel::Hyb,
         GpuKernel::Jds,
         GpuKernel::Sell,
+        GpuKernel::CscScatter,
     ];
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
-    /// `csr-vector`, `csr-balanced`, `ell`, `hyb`, `jds`, `sell`.
+    /// `csr-vector`, `csr-balanced`, `csr-binned`, `ell`, `hyb`, `jds`,
+    /// `sell`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -67,6 +73,7 @@ impl GpuKernel {
             GpuKernel::Hyb => "hyb",
             GpuKernel::Jds => "jds",
             GpuKernel::Sell => "sell",
+            GpuKernel::CscScatter => "csc-scatter",
         }
     }
 
@@ -83,6 +90,7 @@ impl GpuKernel {
             GpuKernel::Hyb => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
             GpuKernel::Sell => FormatKind::Sell,
+            GpuKernel::CscScatter => FormatKind::Csc,
         }
     }
 
@@ -105,6 +113,7 @@ impl GpuKernel {
             FormatKind::Hyb => GpuKernel::Hyb,
             FormatKind::Jds => GpuKernel::Jds,
             FormatKind::Sell => GpuKernel::Sell,
+            FormatKind::Csc => GpuKernel::CscScatter,
         }
     }
 }
@@ -164,7 +173,7 @@ pub(crate) fn prepare<'m>(
     };
     p.params.insert("block".into(), json!(BLOCK));
     match (kernel, m) {
-        (GpuKernel::CooAtomic, DeviceMatrix::Coo(c)) => {
+        (GpuKernel::CooAtomic | GpuKernel::CscScatter, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
             if let Some(d) = threads(c.dims.nnz as u64) {
                 p.main = Some((f(KernelId::Coo, "spmv_coo", None)?, d));

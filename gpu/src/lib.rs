@@ -17,6 +17,13 @@
 //! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream |
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
+//! | `csc-scatter` | CSC | the `coo` kernel on the entries in column order |
+//!
+//! `y = Aᵀ x` ([`spmv_gpu_transpose`]) needs no kernel of its own: the CSC
+//! of `A` has the arrays of the CSR of `Aᵀ`, so the CSR kernels run on a
+//! CSC's arrays as they are (other formats are transposed on the host
+//! first); [`spmv_cusparse`] is the baseline, `CUSPARSE_OPERATION_TRANSPOSE`
+//! on the CSR of `A`.
 //!
 //! Kernels are CUDA C in `gpu/kernels/*.cu`, embedded with `include_str!`,
 //! compiled by NVRTC once per context for the device's compute capability
@@ -66,4 +73,6 @@ pub use error::GpuError;
 pub use kernels::{kernel_precision, KernelId};
 pub use launch::GpuKernel;
 pub use measure::{measure, top_layouts, MeasureOutcome, Measured};
-pub use spmv::{spmv_gpu, spmv_gpu_with};
+pub use spmv::{
+    spmv_cusparse, spmv_gpu, spmv_gpu_transpose, spmv_gpu_transpose_with, spmv_gpu_with,
+};

@@ -191,6 +191,22 @@ pub fn spmv_coo<T: Scalar, I: Index>(rows: &[I], cols: &[I], vals: &[T], x: &[T]
     }
 }
 
+/// Reference of `csc-scatter` (`spmv_coo_<t>` on a CSC's entries in
+/// column order): one addition per entry, column by column. Adds into `y`.
+pub fn spmv_csc_scatter<T: Scalar, I: Index>(
+    col_ptr: &[I],
+    row_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    y: &mut [f64],
+) {
+    for (j, w) in col_ptr.windows(2).enumerate() {
+        for k in w[0].to_usize()..w[1].to_usize() {
+            y[row_idx[k].to_usize()] += vals[k].re() * x[j].re();
+        }
+    }
+}
+
 /// The last row `r` in `lo..=hi` with `row_ptr[r] <= k`, by binary search
 /// (`row_ptr` is non-decreasing and `row_ptr[lo] <= k`).
 fn last_row_at<I: Index>(row_ptr: &[I], lo: usize, hi: usize, k: usize) -> usize {
@@ -518,6 +534,10 @@ mod tests {
                     &y,
                 );
             }
+            let csc = sparsetool_convert::csr_to_csc(&a);
+            let mut ys = vec![0.0; a.nrows()];
+            spmv_csc_scatter(csc.col_ptr(), csc.row_idx(), csc.values(), &x, &mut ys);
+            close(&ys, &y);
             let rows = coo_rows_from_row_ptr(a.row_ptr());
             let mut yc = vec![0.0; a.nrows()];
             spmv_coo(&rows, a.col_idx(), a.values(), &x, &mut yc);

@@ -11,11 +11,16 @@ use std::path::{Path, PathBuf};
 
 use sparsetool_analyze::bench::{random_x, SplitMix64};
 use sparsetool_convert::HybWidth;
+use sparsetool_convert::{from_csr, transposed_csr, ConvertParams};
 use sparsetool_fixtures::seed;
-use sparsetool_formats::{Complex64, Coo, Csr, Index, MatrixRef, Precision, Scalar, Sell};
+use sparsetool_formats::{
+    Complex64, Coo, Csr, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
+};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
-    bench, driver_available, spmv_gpu, spmv_gpu_with, BenchOptions, GpuContext, GpuError, GpuKernel,
+    bench, cusparse_available, driver_available, spmv_cusparse, spmv_gpu, spmv_gpu_transpose,
+    spmv_gpu_transpose_with, spmv_gpu_with, BenchOptions, CusparseAlg, GpuContext, GpuError,
+    GpuKernel,
 };
 
 fn require_gpu() -> bool {
@@ -379,6 +384,11 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
+            (MatrixRef::Csc(m), GpuKernel::CscScatter) => {
+                let mut y = vec![0.0; m.nrows()];
+                r::spmv_csc_scatter(m.col_ptr(), m.row_idx(), m.values(), x, &mut y);
+                y
+            }
             (a, k) => return Err(format!("kernel {} cannot read {}", k.name(), a.kind())),
         })
     })
@@ -451,6 +461,10 @@ fn check_kernel<T: Scalar, I: Index>(
                     Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
                 }
             }
+        }
+        GpuKernel::CscScatter => {
+            let c = sparsetool_convert::csr_to_csc(a);
+            check(label, run(&MatrixRef::Csc(&c), &x, kernel));
         }
         GpuKernel::Jds => {
             let j = sparsetool_convert::csr_to_jds(a);
@@ -618,5 +632,241 @@ fn bench_small_matrix_all_ok() {
                 rep.skipped
             );
         }
+    }
+}
+
+// ------------------------------------------------------- y = Aᵀ x
+
+/// `Aᵀ x` in f64 by scattering every entry of the CSR of `A`
+/// (independent of the transpose kernel the GPU path uses).
+fn transposed_ref<T: Scalar, I: Index>(a: &Csr<T, I>, x: &[T]) -> Vec<f64> {
+    let mut y = vec![0.0; a.ncols()];
+    for (i, xi) in x.iter().enumerate().take(a.nrows()) {
+        let (c, v) = a.row(i);
+        for (c, v) in c.iter().zip(v) {
+            y[c.to_usize()] += v.re() * xi.re();
+        }
+    }
+    y
+}
+
+/// The CSR kernels (every lane and chunk variant of [`kernels`]).
+fn csr_kernels() -> Vec<GpuKernel> {
+    kernels()
+        .into_iter()
+        .filter(|k| k.format() == FormatKind::Csr)
+        .collect()
+}
+
+/// `y = Aᵀ x` of `a` stored in every format, through `run` (which gets the
+/// format's matrix, `x` and a CSR kernel), against [`transposed_ref`].
+fn check_transposed<T: Scalar, I: Index>(
+    name: &str,
+    a: &Csr<T, I>,
+    dtype: Precision,
+    run: &Runner<'_, T, I>,
+) -> Vec<String> {
+    let x: Vec<T> = x_for(a.nrows(), 0x7e ^ a.nnz() as u64);
+    let y_ref = transposed_ref(a, &x);
+    let longest_col = transposed_csr(MatrixRef::Csr(a)).max_row_len();
+    let tol = tolerance(dtype, longest_col);
+    let params = ConvertParams {
+        allow_fill: true,
+        ..ConvertParams::default()
+    };
+    let mut fails = Vec::new();
+    for f in FormatKind::ALL {
+        let m = match from_csr(a, f, &params) {
+            Ok(m) => m,
+            Err(e) => {
+                println!("note: {name}: no {f} ({e})");
+                continue;
+            }
+        };
+        for k in csr_kernels() {
+            let label = format!("{name} transposed {f}/{k:?} {}/{}", T::NAME, I::NAME);
+            match run(&m.as_ref(), &x, k) {
+                Ok(y) => {
+                    let e = rel_error(&y, &y_ref);
+                    if e.is_nan() || e > tol {
+                        fails.push(format!("{label}: rel_error {e:.3e} > {tol:.1e}"));
+                    }
+                }
+                Err(e) => fails.push(format!("{label}: {e}")),
+            }
+        }
+    }
+    fails
+}
+
+fn run_transposed_gpu<T: Scalar, I: Index>(ctx: &GpuContext, dtype: Precision) -> Vec<String> {
+    let run = |m: &MatrixRef<'_, T, I>, x: &[T], k: GpuKernel| {
+        spmv_gpu_transpose_with(ctx, m, x, k)
+            .map(|y| y.iter().map(|v| v.re()).collect())
+            .map_err(|e| e.to_string())
+    };
+    let mut fails = Vec::new();
+    for (name, a) in builtin_matrices() {
+        fails.extend(check_transposed::<T, I>(&name, &cast(&a), dtype, &run));
+    }
+    fails
+}
+
+/// `y = Aᵀ x` on the GPU, every format x every CSR kernel, f32 and f64.
+#[test]
+fn transposed_every_format_gpu() {
+    let Some(ctx) = ctx() else { return };
+    let mut fails = run_transposed_gpu::<f32, i32>(&ctx, Precision::F32);
+    fails.extend(run_transposed_gpu::<f64, i64>(&ctx, Precision::F64));
+    report(&fails);
+}
+
+/// The host half of the GPU's `y = Aᵀ x` (the CSR of `Aᵀ` from every
+/// format) with the CPU twins of the CSR kernels: runs without a GPU.
+#[test]
+fn transposed_every_format_cpu_twins() {
+    use sparsetool_gpu::plan;
+    use sparsetool_gpu::reference as r;
+    let run = |m: &MatrixRef<'_, f64, i32>, x: &[f64], k: GpuKernel| {
+        let t = transposed_csr(*m);
+        let (rp, ci, v) = (t.row_ptr(), t.col_idx(), t.values());
+        Ok(match k {
+            GpuKernel::CsrScalar => r::spmv_csr_scalar(rp, ci, v, x),
+            GpuKernel::CsrVector(l) => {
+                let l = l.unwrap_or_else(|| plan::csr_vector_lanes(t.nrows(), t.nnz()));
+                r::spmv_csr_vector(l as usize, rp, ci, v, x)
+            }
+            GpuKernel::CsrBinned => r::spmv_csr_binned(rp, ci, v, x),
+            GpuKernel::CsrBalanced(c) => {
+                let c = c.unwrap_or_else(|| plan::balanced_chunk(t.nnz(), 132));
+                let mut y = vec![0.0; t.nrows()];
+                r::spmv_csr_balanced(c as usize, rp, ci, v, x, &mut y);
+                y
+            }
+            other => return Err(format!("{other:?} is not a CSR kernel")),
+        })
+    };
+    let mut fails = Vec::new();
+    for (name, a) in all_matrices() {
+        fails.extend(check_transposed::<f64, i32>(
+            &name,
+            &a,
+            Precision::F64,
+            &run,
+        ));
+    }
+    report(&fails);
+}
+
+/// Our transposed SpMV against cuSPARSE's `CUSPARSE_OPERATION_TRANSPOSE`
+/// on the CSR of `A` (both against the f64 reference, and each other).
+#[test]
+fn transposed_matches_cusparse() {
+    let Some(ctx) = ctx() else { return };
+    if !cusparse_available() {
+        assert!(
+            !require_gpu(),
+            "SPARSETOOL_REQUIRE_GPU=1 but no libcusparse"
+        );
+        println!("SKIPPED: libcusparse not found");
+        return;
+    }
+    let mut fails = Vec::new();
+    for (name, a) in all_matrices() {
+        let a32: Csr<f32, i32> = cast(&a);
+        let x: Vec<f32> = x_for(a.nrows(), 31);
+        let y_ref = transposed_ref(&a32, &x);
+        let tol = tolerance(
+            Precision::F32,
+            transposed_csr(MatrixRef::Csr(&a32)).max_row_len(),
+        );
+        let csc = sparsetool_convert::csr_to_csc(&a32);
+        let ours = spmv_gpu_transpose(&ctx, &MatrixRef::Csc(&csc), &x);
+        for alg in [CusparseAlg::CsrAlg1, CusparseAlg::CsrAlg2] {
+            match (spmv_cusparse(&ctx, &a32, &x, alg, true), &ours) {
+                (Ok(theirs), Ok(ours)) => {
+                    let e_theirs = rel_error(&theirs, &y_ref);
+                    let theirs64: Vec<f64> = theirs.iter().map(|v| f64::from(*v)).collect();
+                    let e_between = rel_error(ours, &theirs64);
+                    if !(e_theirs <= tol && e_between <= 2.0 * tol) {
+                        fails.push(format!(
+                            "{name} {}: cuSPARSE {e_theirs:.3e}, ours vs cuSPARSE {e_between:.3e} (tol {tol:.1e})",
+                            alg.name()
+                        ));
+                    }
+                }
+                // ALG2 may not support the transpose: a status, not a crash.
+                (Err(GpuError::Cusparse { .. }), _) if alg == CusparseAlg::CsrAlg2 => {}
+                (Err(e), _) => fails.push(format!("{name} {}: {e}", alg.name())),
+                (_, Err(e)) => fails.push(format!("{name} ours: {e}")),
+            }
+        }
+    }
+    report(&fails);
+}
+
+#[test]
+fn csc_and_transposed_defaults_and_errors() {
+    let Some(ctx) = ctx() else { return };
+    // A = [[1 0 2] [0 3 0] [4 0 5]]
+    let a: Csr<f64, i32> = seed::A.csr().unwrap();
+    let csc = seed::A.csc_matrix::<f64, i32>().unwrap();
+    let y = spmv_gpu(&ctx, &MatrixRef::Csc(&csc), &[1.0, 10.0, 100.0]).expect("csc spmv");
+    assert_eq!(y, vec![201.0, 30.0, 504.0]);
+    for m in [MatrixRef::Csc(&csc), MatrixRef::Csr(&a)] {
+        let yt = spmv_gpu_transpose(&ctx, &m, &[1.0, 10.0, 100.0]).expect("transposed");
+        assert_eq!(yt, vec![401.0, 30.0, 502.0]);
+    }
+    assert!(matches!(
+        spmv_gpu_transpose(&ctx, &MatrixRef::Csc(&csc), &[1.0]),
+        Err(GpuError::Shape {
+            expected: 3,
+            actual: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        spmv_gpu_transpose_with(&ctx, &MatrixRef::Csc(&csc), &[1.0; 3], GpuKernel::Ell),
+        Err(GpuError::KernelMismatch { .. })
+    ));
+    assert!(matches!(
+        spmv_gpu_with(&ctx, &MatrixRef::Csc(&csc), &[1.0; 3], GpuKernel::CooAtomic),
+        Err(GpuError::KernelMismatch { .. })
+    ));
+    // rectangular: 3 x 5 (seed C is 4 x 5)
+    let c: Csr<f64, i32> = seed::C.csr().unwrap();
+    let x: Vec<f64> = x_for(4, 3);
+    let yt = spmv_gpu_transpose(&ctx, &MatrixRef::Csr(&c), &x).expect("rect");
+    assert!(rel_error(&yt, &transposed_ref(&c, &x)) < 1e-14);
+}
+
+#[test]
+fn bench_transposed_small_matrix_all_ok() {
+    let Some(ctx) = ctx() else { return };
+    let (name, a) = &builtin_matrices()[11];
+    let opts = BenchOptions {
+        reps: 5,
+        warmup: 1,
+        copy_bytes: 64 << 20,
+        transpose: true,
+        ..Default::default()
+    };
+    let a32: Csr<f32, i32> = cast(a);
+    let rep = bench(&ctx, &a32, &opts).expect("bench transposed");
+    println!("{}", serde_json::to_string(&rep).unwrap_or_default());
+    assert!(rep.transpose);
+    assert_eq!((rep.matrix.nrows, rep.matrix.ncols), (a.ncols(), a.nrows()));
+    for k in &rep.results {
+        assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
+    }
+    assert!(rep.results.iter().any(|k| k.kernel == "csc-scatter"));
+    let base: Vec<_> = rep.results.iter().filter(|k| k.baseline).collect();
+    assert!(!base.is_empty(), "no cuSPARSE result: {:?}", rep.skipped);
+    for k in base {
+        assert!(k.kernel.starts_with("cusparse-csr"), "{}", k.kernel);
+        assert_eq!(
+            k.params.get("op").and_then(|v| v.as_str()),
+            Some("CUSPARSE_OPERATION_TRANSPOSE")
+        );
     }
 }

@@ -87,7 +87,12 @@ fn bench_typed<T: Scalar, I: Index>(
         .try_into_csr()
         .with_context(|| src.name())?;
     let features = if a.sweep {
-        let rl = RowLengths::from_csr(&csr)?;
+        // The layouts of a transposed bench hold A^T: its rows decide.
+        let rl = if a.transpose {
+            RowLengths::from_csr(&sparsetool_convert::transpose(&csr))?
+        } else {
+            RowLengths::from_csr(&csr)?
+        };
         Some(Features::new(&rl, std::mem::size_of::<T>() as u64))
     } else {
         None
@@ -99,6 +104,7 @@ fn bench_typed<T: Scalar, I: Index>(
             .as_ref()
             .map(|f| sweep_configs(f, formats))
             .unwrap_or_default(),
+        transpose: a.transpose,
         ..BenchOptions::default()
     };
     let report = match ctx {
@@ -112,8 +118,10 @@ fn bench_typed<T: Scalar, I: Index>(
 /// best baseline.
 pub fn render(r: &BenchReport) -> String {
     let mut s = format!(
-        "device: {}  driver: {}  dtype: {}  copy: {:.0} GB/s\nmatrix: {} x {}, {} entries (longest row {})\n\n",
-        r.device, r.driver, r.dtype, r.copy_gbps, r.matrix.nrows, r.matrix.ncols, r.matrix.nnz, r.matrix.max_row_len
+        "device: {}  driver: {}  dtype: {}  copy: {:.0} GB/s\nmatrix{}: {} x {}, {} entries (longest row {})\n\n",
+        r.device, r.driver, r.dtype, r.copy_gbps,
+        if r.transpose { " A^T (y = A^T x)" } else { "" },
+        r.matrix.nrows, r.matrix.ncols, r.matrix.nnz, r.matrix.max_row_len
     );
     let best_base = r
         .results

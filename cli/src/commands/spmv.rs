@@ -103,21 +103,40 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
     } else {
         convert(&m, target, &ConvertParams::default()).with_context(|| src.name())?
     };
-    let x = make_x::<T>(&a.x, m.ncols(), a.seed).with_context(|| src.name())?;
+    // y = A^T x reads x along the rows and writes y along the columns.
+    let (x_len, y_len) = if a.transpose {
+        (m.nrows(), m.ncols())
+    } else {
+        (m.ncols(), m.nrows())
+    };
+    let x = make_x::<T>(&a.x, x_len, a.seed)
+        .map_err(|e| {
+            if a.transpose {
+                e.context("with --transpose, x has one entry per row of the matrix")
+            } else {
+                e
+            }
+        })
+        .with_context(|| src.name())?;
     let t0 = Instant::now();
-    let y = match a.device {
-        DeviceArg::Cpu => {
-            let mut y = try_filled(m.nrows(), T::zero(), "y (one entry per row)")
-                .with_context(|| src.name())?;
+    let y = match (a.device, a.transpose) {
+        (DeviceArg::Cpu, false) => {
+            let mut y = try_filled(y_len, T::zero(), "y").with_context(|| src.name())?;
             m.spmv(&x, &mut y);
             y
         }
-        DeviceArg::Gpu => gpu_spmv(&m, &x)?,
+        (DeviceArg::Cpu, true) => {
+            let mut y = try_filled(y_len, T::zero(), "y").with_context(|| src.name())?;
+            m.spmv_transpose(&x, &mut y);
+            y
+        }
+        (DeviceArg::Gpu, transpose) => gpu_spmv(&m, &x, transpose)?,
     };
     let dt = t0.elapsed().as_secs_f64();
     let norm = y.iter().map(|v| v.abs2()).sum::<f64>().sqrt();
     eprintln!(
-        "spmv {} on {}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
+        "spmv{} {} on {}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
+        if a.transpose { " (y = A^T x)" } else { "" },
         m.kind(),
         match a.device {
             DeviceArg::Cpu => "cpu",
@@ -136,10 +155,19 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
     Ok(())
 }
 
-fn gpu_spmv<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, x: &[T]) -> anyhow::Result<Vec<T>> {
+fn gpu_spmv<T: Scalar, I: Index>(
+    m: &AnyMatrix<T, I>,
+    x: &[T],
+    transpose: bool,
+) -> anyhow::Result<Vec<T>> {
     let ctx = sparsetool_gpu::GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
-    let y_bytes = m.nrows() as u128 * std::mem::size_of::<T>() as u128;
-    ensure_available(y_bytes, "y (one entry per row)")
+    let y_len = if transpose { m.ncols() } else { m.nrows() };
+    let y_bytes = y_len as u128 * std::mem::size_of::<T>() as u128;
+    ensure_available(y_bytes, "y")
         .with_context(|| format!("{} x {} matrix", m.nrows(), m.ncols()))?;
-    Ok(sparsetool_gpu::spmv_gpu(&ctx, &m.as_ref(), x)?)
+    Ok(if transpose {
+        sparsetool_gpu::spmv_gpu_transpose(&ctx, &m.as_ref(), x)?
+    } else {
+        sparsetool_gpu::spmv_gpu(&ctx, &m.as_ref(), x)?
+    })
 }

@@ -119,6 +119,7 @@ pub fn format_code(k: FormatKind) -> u32 {
         FormatKind::Hyb => 3,
         FormatKind::Jds => 4,
         FormatKind::Sell => 5,
+        FormatKind::Csc => 6,
     }
 }
 
@@ -146,7 +147,7 @@ pub struct Header {
     /// Stored entries (without padding).
     pub nnz: u64,
     /// First format parameter: ELL width, HYB ELL width, SELL slice height
-    /// C, JDS number of jagged diagonals; 0 for COO/CSR.
+    /// C, JDS number of jagged diagonals; 0 for COO/CSR/CSC.
     pub param0: u64,
     /// Second format parameter: SELL sigma, HYB COO-tail entries; else 0.
     pub param1: u64,
@@ -174,7 +175,7 @@ impl Header {
     /// The format parameters `param0`/`param1` hold, by name (what
     /// `sparsetool info` prints): ELL `ell_width`; HYB `hyb_width` and
     /// `coo_entries`; JDS `diagonals`; SELL `slice` and `sigma`; none for
-    /// COO and CSR.
+    /// COO, CSR and CSC.
     #[must_use]
     pub fn params(&self) -> Vec<(&'static str, u64)> {
         let (p0, p1) = (self.param0, self.param1);
@@ -183,7 +184,7 @@ impl Header {
             FormatKind::Hyb => vec![("hyb_width", p0), ("coo_entries", p1)],
             FormatKind::Jds => vec![("diagonals", p0)],
             FormatKind::Sell => vec![("slice", p0), ("sigma", p1)],
-            FormatKind::Coo | FormatKind::Csr => Vec::new(),
+            FormatKind::Coo | FormatKind::Csr | FormatKind::Csc => Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::binary::header::DType;
 use crate::binary::write::{write_sections, HeaderFields, SectionData};
 use crate::binary::{SpbError, SpbErrorKind as K, SpbFile};
 use crate::pattern::{check_offsets, check_rows};
-use crate::{AnyMatrix, Coo, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
+use crate::{AnyMatrix, Coo, Csc, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
 
 fn ix<'a, I: Index>(name: &'static str, a: &'a [I]) -> SectionData<'a> {
     let dtype = DType::of_index(I::NAME).unwrap_or(DType::I64);
@@ -56,6 +56,15 @@ pub fn write_spb<W: Write, T: Scalar, I: Index>(
             vec![
                 ix("row_ptr", a.row_ptr()),
                 ix("col_idx", a.col_idx()),
+                val("values", a.values()),
+            ],
+        ),
+        MatrixRef::Csc(a) => (
+            0,
+            0,
+            vec![
+                ix("col_ptr", a.col_ptr()),
+                ix("row_idx", a.row_idx()),
                 val("values", a.values()),
             ],
         ),
@@ -318,6 +327,10 @@ impl SpbFile {
             ),
             FormatKind::Csr => AnyMatrix::Csr(
                 Csr::try_from_parts(nrows, ncols, i("row_ptr")?, i("col_idx")?, v("values")?)
+                    .map_err(named)?,
+            ),
+            FormatKind::Csc => AnyMatrix::Csc(
+                Csc::try_from_parts(nrows, ncols, i("col_ptr")?, i("row_idx")?, v("values")?)
                     .map_err(named)?,
             ),
             FormatKind::Ell => AnyMatrix::Ell(

@@ -2,7 +2,7 @@
 //! `scipy.sparse.save_npz` / `load_npz`.
 //!
 //! - [`NpzWriter`] writes named arrays (stored entries, `.npy` v1.0 headers
-//!   padded to 64 bytes like NumPy); [`write_csr`] and [`write_coo`] write
+//!   padded to 64 bytes like NumPy); [`write_csr`], [`write_csc`] and [`write_coo`] write
 //!   exactly what `scipy.sparse.save_npz` writes, so `load_npz` reads them.
 //! - [`NpzArchive`] reads stored or deflate-compressed archives
 //!   (`save_npz(compressed=True)`, the default) and converts arrays to the
@@ -35,19 +35,19 @@ pub use gpu_formats::{
 };
 pub use npy::NpyElement;
 pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
-pub use write::{write_coo, write_csr, write_npy, NpzWriter};
+pub use write::{write_coo, write_csc, write_csr, write_npy, NpzWriter};
 
 use crate::pattern::check_offsets;
-use crate::{AnyMatrix, Coo, Csr, FormatError, Index, MatrixRef, Scalar};
+use crate::{AnyMatrix, Coo, Csc, Csr, FormatError, Index, MatrixRef, Scalar};
 
 /// Reads a sparse matrix written by `scipy.sparse.save_npz` (format `csr`,
 /// `csc` or `coo`) or by sparsetool.
 ///
 /// A `csr` archive whose rows are sorted and duplicate-free becomes
-/// [`AnyMatrix::Csr`]; otherwise (SciPy allows unsorted and duplicate
-/// column indices) it becomes [`AnyMatrix::Coo`] holding the same entries.
-/// `csc` archives become [`AnyMatrix::Coo`]. Every length, pointer and
-/// index is validated.
+/// [`AnyMatrix::Csr`], a `csc` archive whose columns are becomes
+/// [`AnyMatrix::Csc`]; otherwise (SciPy allows unsorted and duplicate
+/// indices) it becomes [`AnyMatrix::Coo`] holding the same entries. Every
+/// length, pointer and index is validated.
 ///
 /// # Errors
 /// [`NpzError`] naming the file and the array: not a zip, missing array,
@@ -105,10 +105,16 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
             let outer = if tag == "csr" { nrows } else { ncols };
             crate::coo::check_dims::<I>(nrows, ncols, nnz).map_err(|e| ferr("shape", e))?;
             check_offsets("indptr", &indptr, outer + 1, nnz).map_err(|e| ferr("indptr", e))?;
-            if tag == "csr" && rows_canonical(&indptr, &indices) {
-                let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
-                    .map_err(|e| ferr("indices", e))?;
-                return Ok(AnyMatrix::Csr(m));
+            if rows_canonical(&indptr, &indices) {
+                return if tag == "csr" {
+                    let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
+                        .map_err(|e| ferr("indices", e))?;
+                    Ok(AnyMatrix::Csr(m))
+                } else {
+                    let m = Csc::try_from_parts(nrows, ncols, indptr, indices, data)
+                        .map_err(|e| ferr("indices", e))?;
+                    Ok(AnyMatrix::Csc(m))
+                };
             }
             let outer_idx = expand_ptr(&indptr, nnz);
             let (rows, cols) = if tag == "csr" {
@@ -164,7 +170,7 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
     }
 }
 
-/// Writes any matrix as an `.npz` archive: `csr` and `coo` exactly as
+/// Writes any matrix as an `.npz` archive: `csr`, `csc` and `coo` exactly as
 /// `scipy.sparse.save_npz` writes them, the GPU formats with the arrays
 /// listed in the module documentation.
 ///
@@ -179,6 +185,7 @@ where
     match m {
         MatrixRef::Coo(x) => write_coo(w, x),
         MatrixRef::Csr(x) => write_csr(w, x),
+        MatrixRef::Csc(x) => write_csc(w, x),
         MatrixRef::Ell(x) => write_ell(w, x),
         MatrixRef::Hyb(x) => write_hyb(w, x),
         MatrixRef::Jds(x) => write_jds(w, x),
@@ -186,7 +193,8 @@ where
     }
 }
 
-/// Whether every row (pointer range) holds strictly ascending indices.
+/// Whether every row (pointer range; columns of a `csc` archive) holds
+/// strictly ascending indices.
 /// `ptr` must be valid.
 fn rows_canonical<I: Index>(ptr: &[I], idx: &[I]) -> bool {
     use rayon::prelude::*;

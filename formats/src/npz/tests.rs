@@ -181,7 +181,7 @@ fn unsorted_and_duplicate_csr_becomes_coo() {
 }
 
 #[test]
-fn csc_becomes_coo() {
+fn canonical_csc_becomes_csc_and_unsorted_csc_coo() {
     // [[0, 0, 3], [4, 0, 0]] in CSC.
     let bytes = bytes_of(|w| {
         w.add_array("indices", &[2], &[1i64, 0]).unwrap();
@@ -191,13 +191,41 @@ fn csc_becomes_coo() {
         w.add_array("data", &[2], &[4i64, 3]).unwrap();
     });
     match read_npz_bytes::<f64, i32>(bytes, "csc.npz").unwrap() {
-        AnyMatrix::Coo(c) => {
-            assert_eq!(c.rows(), &[1, 0]);
-            assert_eq!(c.cols(), &[0, 2]);
+        AnyMatrix::Csc(c) => {
+            assert_eq!((c.nrows(), c.ncols()), (2, 3));
+            assert_eq!(c.col_ptr(), &[0, 1, 1, 2]);
+            assert_eq!(c.row_idx(), &[1, 0]);
             assert_eq!(c.values(), &[4.0, 3.0]);
         }
         other => panic!("{other:?}"),
     }
+    // Column 0 holds rows 1, 0 (unsorted): the same entries as COO.
+    let bytes = bytes_of(|w| {
+        w.add_array("indices", &[3], &[1i64, 0, 0]).unwrap();
+        w.add_array("indptr", &[3], &[0i64, 2, 3]).unwrap();
+        w.add_format_tag("csc").unwrap();
+        w.add_shape(2, 2).unwrap();
+        w.add_array("data", &[3], &[4.0f64, 3.0, 5.0]).unwrap();
+    });
+    match read_npz_bytes::<f64, i32>(bytes, "u.npz").unwrap() {
+        AnyMatrix::Coo(c) => {
+            assert_eq!(c.rows(), &[1, 0, 0]);
+            assert_eq!(c.cols(), &[0, 0, 1]);
+            assert_eq!(c.values(), &[4.0, 3.0, 5.0]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A row index out of range is named in CSC terms.
+    let bytes = bytes_of(|w| {
+        w.add_array("indices", &[1], &[2i32]).unwrap();
+        w.add_array("indptr", &[2], &[0i32, 1]).unwrap();
+        w.add_format_tag("csc").unwrap();
+        w.add_shape(2, 1).unwrap();
+        w.add_array("data", &[1], &[1.0f64]).unwrap();
+    });
+    let e = err_of(read_npz_bytes::<f64, i32>(bytes, "bad.npz"));
+    assert!(e.to_string().contains("bad.npz"), "{e}");
+    assert!(e.to_string().contains("out of bounds"), "{e}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use super::error::{NpzError, NpzErrorKind};
 use super::npy::{header_bytes, NpyElement};
-use crate::{Coo, Csr, Index, Scalar};
+use crate::{Coo, Csc, Csr, Index, Scalar};
 
 /// Writes named arrays into an `.npz` archive (one stored `NAME.npy` entry
 /// per array, like `numpy.savez`). Entries are written in the order added;
@@ -180,7 +180,7 @@ pub fn write_npy<W: Write, T: NpyElement>(mut w: W, data: &[T]) -> Result<(), Np
     Ok(())
 }
 
-/// Writes the layout of `scipy.sparse.save_npz` for CSR and COO: the two
+/// Writes the layout of `scipy.sparse.save_npz` for CSR, CSC and COO: the two
 /// 1-d index arrays, `format` (`tag`), `shape`, then `data`.
 fn write_scipy<W, T, I>(
     w: W,
@@ -218,6 +218,33 @@ where
 {
     let index = [("indices", m.col_idx()), ("indptr", m.row_ptr())];
     write_scipy(w, "csr", (m.nrows(), m.ncols()), index, m.values())
+}
+
+/// Writes a CSC matrix with exactly the layout of `scipy.sparse.save_npz`
+/// for a `csc_matrix`: entries `indices` (row indices), `indptr` (column
+/// offsets), `format` (`b'csc'`), `shape`, `data`.
+///
+/// ```
+/// use std::io::Cursor;
+/// use sparsetool_formats::npz::{read_npz_bytes, write_csc};
+/// use sparsetool_formats::{AnyMatrix, Csc};
+/// let a = Csc::<f64, i32>::try_from_parts(3, 2, vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 2.0, 3.0])?;
+/// let mut buf = Cursor::new(Vec::new());
+/// write_csc(&mut buf, &a)?;
+/// assert_eq!(read_npz_bytes::<f64, i32>(buf.into_inner(), "a.npz")?, AnyMatrix::Csc(a));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// An I/O error.
+pub fn write_csc<W, T, I>(w: W, m: &Csc<T, I>) -> Result<(), NpzError>
+where
+    W: Write + Seek,
+    T: Scalar + NpyElement,
+    I: Index + NpyElement,
+{
+    let index = [("indices", m.row_idx()), ("indptr", m.col_ptr())];
+    write_scipy(w, "csc", (m.nrows(), m.ncols()), index, m.values())
 }
 
 /// Writes a COO matrix with exactly the layout of `scipy.sparse.save_npz`
