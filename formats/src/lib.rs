@@ -60,6 +60,7 @@ pub mod pattern;
 mod precision;
 mod scalar;
 mod sell;
+pub mod values;
 
 pub use any::{AnyMatrix, MatrixRef};
 pub use coo::Coo;
