@@ -139,7 +139,13 @@ impl ValueCheck {
     /// # Errors
     /// The value breaks the rule.
     #[inline]
-    pub fn check_one<T: Scalar>(&mut self, pos: usize, re: f64, im: f64, v: T) -> Result<(), BadValue> {
+    pub fn check_one<T: Scalar>(
+        &mut self,
+        pos: usize,
+        re: f64,
+        im: f64,
+        v: T,
+    ) -> Result<(), BadValue> {
         let stored = re.is_finite() && im.is_finite();
         if stored && v.is_finite() {
             return Ok(());

@@ -496,18 +496,54 @@ mod tests {
             at(E::Parameter("SELL slice height must be at least 1".into())),
             "slice_height"
         );
-        assert_eq!(at(E::SliceWidth { slice: 0, width: 1, longest: 2 }), "slice_width");
-        assert_eq!(at(E::RowOutOfBounds { row: 9, nrows: 2, pos: 0 }), "row");
         assert_eq!(
-            at(E::Length { array: "col_idx", expected: 1, actual: 2 }),
+            at(E::SliceWidth {
+                slice: 0,
+                width: 1,
+                longest: 2
+            }),
+            "slice_width"
+        );
+        assert_eq!(
+            at(E::RowOutOfBounds {
+                row: 9,
+                nrows: 2,
+                pos: 0
+            }),
+            "row"
+        );
+        assert_eq!(
+            at(E::Length {
+                array: "col_idx",
+                expected: 1,
+                actual: 2
+            }),
             "indices"
         );
         assert_eq!(
-            array_at_fault(&E::RowNnzOutOfRange { row: 0, row_nnz: 9, width: 1 }, "", "", "ell_"),
+            array_at_fault(
+                &E::RowNnzOutOfRange {
+                    row: 0,
+                    row_nnz: 9,
+                    width: 1
+                },
+                "",
+                "",
+                "ell_"
+            ),
             "ell_row_nnz"
         );
         assert_eq!(
-            array_at_fault(&E::Length { array: "values", expected: 1, actual: 2 }, "", "", "coo_"),
+            array_at_fault(
+                &E::Length {
+                    array: "values",
+                    expected: 1,
+                    actual: 2
+                },
+                "",
+                "",
+                "coo_"
+            ),
             "coo_data"
         );
         // Padding: the index or the value.

@@ -30,10 +30,10 @@ mod write;
 use std::path::Path;
 
 pub use error::{NpzError, NpzErrorKind};
+use gpu_formats::array_at_fault;
 pub use gpu_formats::{
     read_ell, read_hyb, read_jds, read_sell, write_ell, write_hyb, write_jds, write_sell,
 };
-use gpu_formats::array_at_fault;
 pub use npy::NpyElement;
 pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
 pub use write::{write_coo, write_csr, write_npy, NpzWriter};
@@ -161,8 +161,8 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
                 ferr(&array, e)
             };
             if tag == "csr" && rows_canonical(&indptr, &indices) {
-                let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
-                    .map_err(at_fault)?;
+                let m =
+                    Csr::try_from_parts(nrows, ncols, indptr, indices, data).map_err(at_fault)?;
                 return Ok(AnyMatrix::Csr(m));
             }
             let outer_idx = expand_ptr(&indptr, nnz);
