@@ -35,7 +35,10 @@ pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
 /// Reads `src` into a matrix of the requested types, with a spinner for
 /// large inputs; lenient-mode recoveries are printed as warnings.
 pub fn load<T: Scalar, I: Index>(src: &Input, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
-    let _spin = Spinner::start(format!("reading {}", escape(&src.name())), src.len() > (64 << 20));
+    let _spin = Spinner::start(
+        format!("reading {}", escape(&src.name())),
+        src.len() > (64 << 20),
+    );
     let loaded = io::load::<T, I>(src, &load_options(read))?;
     print_warnings(&src.name(), &loaded.warnings);
     Ok(loaded.matrix)

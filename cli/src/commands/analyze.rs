@@ -43,7 +43,10 @@ pub fn display_name(path: &Path) -> String {
 /// otherwise the loaded matrix.
 pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
     if let (Container::Mtx, Input::Path(p)) = (src.container()?, src) {
-        let _spin = Spinner::start(format!("scanning {}", escape_path(p)), src.len() > (64 << 20));
+        let _spin = Spinner::start(
+            format!("scanning {}", escape_path(p)),
+            src.len() > (64 << 20),
+        );
         let opts = ReadOptions {
             lenient: a.read.lenient,
             ..ReadOptions::default()
