@@ -345,6 +345,24 @@ mod tests {
         .unwrap()
     }
 
+    /// The archive of [`ell`] with its indices and values changed by
+    /// `damage`, read back.
+    fn ell_with(
+        damage: impl FnOnce(&mut Vec<i32>, &mut Vec<f64>),
+    ) -> Result<Ell<f64, i32>, NpzError> {
+        let (nr, nc, w, rn, mut ci, mut v) = ell().into_parts();
+        damage(&mut ci, &mut v);
+        let mut z = NpzWriter::new(Cursor::new(Vec::new()));
+        z.add_i64_scalar("width", w as i64).unwrap();
+        z.add_array("row_nnz", &[nr], &rn).unwrap();
+        z.add_array("data", &[v.len()], &v).unwrap();
+        z.add_array("indices", &[ci.len()], &ci).unwrap();
+        z.add_format_tag("ell").unwrap();
+        z.add_shape(nr, nc).unwrap();
+        let bytes = z.finish().unwrap().into_inner();
+        read_ell::<f64, i32>(&mut archive(bytes))
+    }
+
     #[test]
     fn ell_round_trip_and_names() {
         let m = ell();
@@ -443,18 +461,7 @@ mod tests {
     #[test]
     fn corrupt_archives_are_errors() {
         // Padding index replaced by a column: a FormatError naming the file.
-        let m = ell();
-        let (nr, nc, w, rn, mut ci, v) = m.into_parts();
-        ci[6] = 2;
-        let mut z = NpzWriter::new(Cursor::new(Vec::new()));
-        z.add_i64_scalar("width", w as i64).unwrap();
-        z.add_array("row_nnz", &[nr], &rn).unwrap();
-        z.add_array("data", &[v.len()], &v).unwrap();
-        z.add_array("indices", &[ci.len()], &ci).unwrap();
-        z.add_format_tag("ell").unwrap();
-        z.add_shape(nr, nc).unwrap();
-        let bytes = z.finish().unwrap().into_inner();
-        let err = read_ell::<f64, i32>(&mut archive(bytes)).unwrap_err();
+        let err = ell_with(|ci, _| ci[6] = 2).unwrap_err();
         assert!(matches!(
             err.kind(),
             NpzErrorKind::Format(FormatError::Padding { row: 2, .. })
@@ -547,18 +554,7 @@ mod tests {
             "coo_data"
         );
         // Padding: the index or the value.
-        let m = ell();
-        let (nr, nc, w, rn, ci, mut v) = m.into_parts();
-        v[6] = 5.0;
-        let mut z = NpzWriter::new(Cursor::new(Vec::new()));
-        z.add_i64_scalar("width", w as i64).unwrap();
-        z.add_array("row_nnz", &[nr], &rn).unwrap();
-        z.add_array("data", &[v.len()], &v).unwrap();
-        z.add_array("indices", &[ci.len()], &ci).unwrap();
-        z.add_format_tag("ell").unwrap();
-        z.add_shape(nr, nc).unwrap();
-        let bytes = z.finish().unwrap().into_inner();
-        let err = read_ell::<f64, i32>(&mut archive(bytes)).unwrap_err();
+        let err = ell_with(|_, v| v[6] = 5.0).unwrap_err();
         assert_eq!(err.array(), Some("data"), "{err}");
     }
 }
