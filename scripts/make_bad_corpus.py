@@ -2,7 +2,8 @@
 """Writes the malformed-input corpus fixtures/bad/ (Matrix Market and .npz cases)
 and fixtures/bad/EXPECTED.tsv: file <TAB> substring the error message must contain.
 The .spb cases are written by `cargo run -p sparsetool-fixtures --example make_bad_spb`.
-Run from the repository root with a Python that has numpy."""
+Run from the repository root with a Python that has numpy and scipy.
+Cases that fail only with flags (e.g. --dtype f32) go to EXPECTED-flags.tsv."""
 import gzip, io, os, zipfile
 
 import numpy as np
@@ -76,6 +77,10 @@ put("mm-array-too-few-values.mtx", "%%MatrixMarket matrix array real general\n2 
 put("mm-array-too-many-values.mtx", "%%MatrixMarket matrix array real general\n2 1\n1.0\n2.0\n3.0\n", "--lenient")
 put("mm-array-symmetric-non-square.mtx", "%%MatrixMarket matrix array real symmetric\n2 3\n1.0\n2.0\n3.0\n", "square")
 put("mm-truncated-last-line.mtx", B + "3 3 2\n1 1 1.0\n2 2", "value")
+put("mm-hermitian-nonreal-diagonal.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1.0 0.0\n2 2 3.0 0.5\n",
+    "the diagonal of a hermitian matrix is real")
+put("mm-hermitian-array-nonreal-diagonal.mtx", "%%MatrixMarket matrix array complex hermitian\n2 2\n1.0 0.0\n2.0 1.0\n3.0 -2.0\n",
+    "the diagonal of a hermitian matrix is real")
 put("mm-nul-byte.mtx", B.encode() + b"3 3 1\n1 1 1\x00.0\n", "binary")
 # ---- not Matrix Market at all ----
 rng = np.random.default_rng(7)
@@ -130,9 +135,32 @@ z = io.BytesIO()
 with zipfile.ZipFile(z, "w") as zf:
     pass
 put("npz-empty-zip.npz", z.getvalue(), "format")
+npz("npz-nan-data.npz", csr_arrays(data=np.array([1.0, np.nan, 3.0])), "array `data` holds the non-finite value NaN at position 1")
+npz("npz-inf-data.npz", csr_arrays(data=np.array([1.0, 2.0, -np.inf])), "array `data` holds the non-finite value -inf at position 2")
+npz("npz-bool-indices.npz", csr_arrays(indices=np.array([False, True, True])), "array `indices` has dtype bool")
+import scipy.sparse as sp  # noqa: E402  (only the SciPy-written cases need it)
+for kind, m in [("dia", sp.dia_matrix(np.eye(3))), ("bsr", sp.bsr_matrix(np.eye(4), blocksize=(2, 2)))]:
+    buf = io.BytesIO()
+    sp.save_npz(buf, m)
+    put(f"npz-scipy-{kind}.npz", buf.getvalue(), f"format {kind} is not supported (supported formats: coo, csr")
+
+# Cases that fail only with flags: file, flags, substring (EXPECTED-flags.tsv).
+flagged = []
+def put_flagged(name, data, flags, expect):
+    put(name, data, expect)
+    expected.pop()
+    flagged.append((name, flags, expect))
+buf = io.BytesIO()
+np.savez(buf, **csr_arrays(data=np.array([1.0, 1e39, 3.0])))
+put_flagged("npz-f64-overflows-f32.npz", buf.getvalue(), "--dtype f32", "array `data` holds the value 1e39 at position 1, which is out of range for f32")
+put_flagged("mm-value-overflows-f32.mtx", B + "3 3 1\n1 1 1e39\n", "--dtype f32", "out of range for f32")
 
 with open(os.path.join(OUT, "EXPECTED.tsv"), "w") as f:
     f.write("# file\tsubstring the error message must contain (the file name and, for text, the line are checked too)\n")
     for name, e in expected:
         f.write(f"{name}\t{e}\n")
-print(f"wrote {len(expected)} files")
+with open(os.path.join(OUT, "EXPECTED-flags.tsv"), "w") as f:
+    f.write("# file\tflags for convert\tsubstring the error message must contain (valid without the flags)\n")
+    for name, flags, e in flagged:
+        f.write(f"{name}\t{flags}\t{e}\n")
+print(f"wrote {len(expected) + len(flagged)} files")

@@ -48,6 +48,16 @@ fn real_matrices() {
     let all = sparsetool_fixtures::real_matrices();
     assert!(all.len() >= 18);
     for m in all {
+        if m.quirk.is_some() {
+            // `cha` (a non-real hermitian diagonal) reads only leniently.
+            let lenient = ReadOptions {
+                lenient: true,
+                ..ReadOptions::default()
+            };
+            let (rl, _) = sparsetool_analyze::rows::read_row_lengths(&m.path, &lenient).unwrap();
+            snap(m.name, &rl);
+            continue;
+        }
         snap(m.name, &lengths(&m.path));
     }
 }

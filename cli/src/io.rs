@@ -2,6 +2,7 @@
 //! work; this module adds what a terminal user sees (spinners, warnings).
 
 use sparsetool_formats::io::{self, Input, LoadOptions, Probe, SaveOptions};
+use sparsetool_formats::values::{escape, escape_path};
 use sparsetool_formats::{mm, AnyMatrix, Index, Scalar};
 
 use crate::args::ReadArgs;
@@ -22,6 +23,7 @@ pub fn probe(src: &Input, read: &ReadArgs) -> anyhow::Result<Probe> {
 
 /// Prints lenient-mode recoveries as `warning: FILE:LINE: message` on stderr.
 pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
+    let name = escape(name);
     for w in warnings {
         match w.line {
             Some(l) => eprintln!("warning: {name}:{l}: {}", w.message),
@@ -33,7 +35,10 @@ pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
 /// Reads `src` into a matrix of the requested types, with a spinner for
 /// large inputs; lenient-mode recoveries are printed as warnings.
 pub fn load<T: Scalar, I: Index>(src: &Input, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
-    let _spin = Spinner::start(format!("reading {}", src.name()), src.len() > (64 << 20));
+    let _spin = Spinner::start(
+        format!("reading {}", escape(&src.name())),
+        src.len() > (64 << 20),
+    );
     let loaded = io::load::<T, I>(src, &load_options(read))?;
     print_warnings(&src.name(), &loaded.warnings);
     Ok(loaded.matrix)
@@ -46,7 +51,7 @@ pub fn save<T: Scalar, I: Index>(
     out: &std::path::Path,
     force: bool,
 ) -> anyhow::Result<()> {
-    let _spin = Spinner::start(format!("writing {}", out.display()), m.nnz() > 5_000_000);
+    let _spin = Spinner::start(format!("writing {}", escape_path(out)), m.nnz() > 5_000_000);
     io::save(out, m.as_ref(), &SaveOptions { force })?;
     Ok(())
 }

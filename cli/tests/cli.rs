@@ -22,6 +22,16 @@ fn real_matrices() -> Vec<std::path::PathBuf> {
     v
 }
 
+/// `--lenient` for the one bundled real matrix strict reading refuses
+/// (`cha.mtx`: its hermitian diagonal holds a non-real value).
+fn read_flags(m: &Path) -> &'static [&'static str] {
+    if m.ends_with("cha.mtx") {
+        &["--lenient"]
+    } else {
+        &[]
+    }
+}
+
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
 }
@@ -91,7 +101,7 @@ fn every_real_matrix_matches_scipy() {
     let dir = tmp();
     for m in real_matrices() {
         let out = dir.path().join("x.npz");
-        let o = st(&[
+        let mut args = vec![
             "convert",
             m.to_str().unwrap(),
             "--to",
@@ -99,7 +109,9 @@ fn every_real_matrix_matches_scipy() {
             "-o",
             out.to_str().unwrap(),
             "--force",
-        ]);
+        ];
+        args.extend(read_flags(&m));
+        let o = st(&args);
         assert!(o.status.success(), "{}: {}", m.display(), stderr(&o));
         let c = Command::new(&py)
             .arg(root().join("scripts/scipy_crosscheck.py"))
@@ -157,8 +169,8 @@ fn spb_python_reader_agrees_with_npz_for_every_format() {
 #[test]
 fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
     let dir = tmp();
-    for m in real_matrices() {
-        let m = m.to_str().unwrap();
+    for path in real_matrices() {
+        let m = path.to_str().unwrap();
         for fmt in ["coo", "csr", "ell", "hyb", "jds", "sell", "csc"] {
             let direct = dir.path().join("direct.npz");
             let spb = dir.path().join("via.spb");
@@ -171,11 +183,12 @@ fn mtx_spb_npz_round_trip_equals_mtx_npz_for_every_format_and_matrix() {
                 let o = st(&a);
                 assert!(o.status.success(), "{a:?}: {}", stderr(&o));
             };
-            let base: Vec<&str> = if fmt == "ell" {
+            let mut base: Vec<&str> = if fmt == "ell" {
                 base.to_vec()
             } else {
                 base[..3].to_vec()
             };
+            base.extend(read_flags(&path));
             if fmt == "ell" {
                 // ELL pads every row to the longest: arrow (one row of 46,500) would need
                 // 2.2e9 slots. The refusal must be clear, not a crash.
@@ -260,23 +273,49 @@ fn repeated_part_finds_repeats() {
 #[test]
 fn malformed_corpus_fails_cleanly() {
     let bad = root().join("fixtures/bad");
-    let mut expected: Vec<(String, String)> = Vec::new();
-    for tsv in ["EXPECTED.tsv", "EXPECTED-spb.tsv"] {
+    // (file, extra flags, expected substring); EXPECTED-flags.tsv lists files
+    // that are valid without their flags (e.g. values overflowing f32).
+    let mut expected: Vec<(String, Vec<String>, String)> = Vec::new();
+    for tsv in ["EXPECTED.tsv", "EXPECTED-spb.tsv", "EXPECTED-flags.tsv"] {
         for line in fs::read_to_string(bad.join(tsv)).unwrap().lines() {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
-            let (f, want) = line.split_once('\t').expect("tab");
-            expected.push((f.to_string(), want.to_string()));
+            let cols: Vec<&str> = line.split('\t').collect();
+            let (f, flags, want) = match cols[..] {
+                [f, want] => (f, "", want),
+                [f, flags, want] => (f, flags, want),
+                _ => panic!("{tsv}: bad line {line:?}"),
+            };
+            let flags = flags.split_whitespace().map(str::to_string).collect();
+            expected.push((f.to_string(), flags, want.to_string()));
         }
     }
     assert!(expected.len() >= 60, "corpus has {} files", expected.len());
     let dir = tmp();
     let mut failures = Vec::new();
-    for (file, want) in &expected {
+    for (file, flags, want) in &expected {
         let path = format!("fixtures/bad/{file}");
         let out = dir.path().join("out.npz");
-        let o = st(&["convert", &path, "--to", "csr", "-o", out.to_str().unwrap()]);
+        let mut args = vec!["convert", &path, "--to", "csr", "-o", out.to_str().unwrap()];
+        args.extend(flags.iter().map(String::as_str));
+        if !flags.is_empty() {
+            // Valid without the flags: the flags are what makes it fail.
+            let without = dir.path().join("without.npz");
+            let o = st(&[
+                "convert",
+                &path,
+                "--to",
+                "csr",
+                "-o",
+                without.to_str().unwrap(),
+            ]);
+            if !o.status.success() {
+                failures.push(format!("{file}: fails without {flags:?}: {}", stderr(&o)));
+            }
+            let _ = fs::remove_file(&without);
+        }
+        let o = st(&args);
         let err = stderr(&o);
         let code = o.status.code();
         let mut why = Vec::new();
@@ -405,6 +444,19 @@ fn write_failure_midway_is_an_error_and_leaves_nothing() {
         assert_eq!(o.status.code(), Some(1), "{ext}: {err}");
         assert!(err.contains("cannot write"), "{ext}: {err}");
         assert!(!err.contains("panicked"), "{ext}: {err}");
+        // One clean error line after `gen`'s summary: nothing from a
+        // writer's drop (the zip writer used to append
+        // `ZipWriter::drop: failed to finalize ...`).
+        let lines: Vec<&str> = err
+            .lines()
+            .filter(|l| !l.starts_with("generated "))
+            .collect();
+        assert_eq!(lines.len(), 1, "{ext}: {err}");
+        assert!(lines[0].starts_with("error: "), "{ext}: {err}");
+        assert!(
+            !err.contains("ZipWriter") && !err.contains("Os {"),
+            "{ext}: {err}"
+        );
         let left = entries(dir.path());
         assert!(left.is_empty(), "{ext}: left {left:?}");
     }
@@ -981,4 +1033,142 @@ fn cpu_bench_transpose() {
         "--json",
     ]);
     assert!(!plain.contains("transpose"), "{plain}");
+}
+
+#[test]
+fn control_characters_in_names_and_data_are_escaped() {
+    let dir = tmp();
+    // A file name holding an escape sequence and a newline, and a data line
+    // holding an escape sequence.
+    let name = "bad\x1b[31m\nname.mtx";
+    let path = dir.path().join(name);
+    fs::write(
+        &path,
+        "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 \x1b[2J\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out.npz");
+    let o = st(&[
+        "convert",
+        path.to_str().unwrap(),
+        "--to",
+        "csr",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains('\x1b'), "raw escape printed: {err:?}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains(r"bad\x1b[31m\nname.mtx:3:"), "{err:?}");
+    assert!(err.contains(r"\x1b[2J"), "{err:?}");
+    // A missing file with such a name, and an output path with one.
+    let o = st(&["info", &format!("{}/no\x07such.mtx", dir.path().display())]);
+    assert!(stderr(&o).contains(r"no\x07such.mtx"), "{:?}", stderr(&o));
+    let o = st(&[
+        "convert",
+        "fixtures/bad/mm-empty.mtx",
+        "--to",
+        "csr",
+        "-o",
+        "/nonexistent\x1b/x.npz",
+    ]);
+    let err = stderr(&o);
+    assert!(!err.contains('\x1b') && err.contains(r"\x1b"), "{err:?}");
+}
+
+#[test]
+fn symlink_loop_is_reported_as_such() {
+    let dir = tmp();
+    let (a, b) = (dir.path().join("a.mtx"), dir.path().join("b.mtx"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    for cmd in ["info", "analyze"] {
+        let o = st(&[cmd, a.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.to_lowercase()
+                .contains("too many levels of symbolic links"),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("no such file"), "{cmd}: {err}");
+    }
+}
+
+/// Runs `convert - -o OUT` with a standard input that never ends: it
+/// returns only if the output is refused before reading.
+fn convert_stdin_that_never_ends(out: &Path) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+        .args(["convert", "-", "--to", "csr", "-o", out.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 20 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("convert waited for its input: the output directory was not checked first");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn unwritable_output_directory_fails_before_reading() {
+    // /proc refuses new files even to root.
+    let o = convert_stdin_that_never_ends(Path::new("/proc/out.npz"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to directory /proc"), "{err}");
+    // A read-only directory: root bypasses its permissions.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp();
+    let ro = dir.path().join("ro");
+    fs::create_dir(&ro).unwrap();
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
+    if fs::write(ro.join("probe"), b"").is_ok() {
+        eprintln!("SKIPPED: read-only directory case (running as root, permissions are bypassed)");
+        return;
+    }
+    let o = convert_stdin_that_never_ends(&ro.join("x.npz"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to directory"), "{err}");
+    assert!(err.contains("ermission denied"), "{err}");
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn lenient_accepts_nan_in_npz_and_spb_with_a_warning() {
+    for (file, warning) in [
+        (
+            "fixtures/bad/npz-nan-data.npz",
+            "warning: fixtures/bad/npz-nan-data.npz: array `data`: NaN or infinite values accepted (first at position 1)",
+        ),
+        (
+            "fixtures/bad/spb-nan-value.spb",
+            "warning: fixtures/bad/spb-nan-value.spb: section `values`: NaN or infinite values accepted (first at position 1)",
+        ),
+    ] {
+        let dir = tmp();
+        let out = dir.path().join("out.npz");
+        let o = st(&["convert", file, "--to", "csr", "-o", out.to_str().unwrap(), "--lenient"]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains(warning), "{file}: {}", stderr(&o));
+        // The NaN is kept, and the written file is refused in strict mode.
+        let o = st(&["info", out.to_str().unwrap()]);
+        assert!(o.status.success(), "info reads headers only: {}", stderr(&o));
+        let again = dir.path().join("again.npz");
+        let o = st(&["convert", out.to_str().unwrap(), "--to", "csr", "-o", again.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("NaN"), "{}", stderr(&o));
+    }
 }

@@ -42,6 +42,7 @@ use std::sync::Mutex;
 use crate::binary::{self, SpbError, SpbFile, SpbOptions};
 use crate::mm::{self, MmError, MmField, ReadOptions, WriteOptions};
 use crate::npz::{self, NpzArchive, NpzError};
+use crate::values::{escape, escape_path};
 use crate::{fits_index, AnyMatrix, Index, MatrixRef, Scalar};
 
 /// The container a file holds, decided by its content.
@@ -107,14 +108,22 @@ impl fmt::Display for Error {
                 path,
                 action,
                 source,
-            } => write!(f, "{action} {path}: {source}"),
-            Error::Path { path, message } => write!(f, "{path}: {message}"),
+            } => write!(f, "{action} {}: {}", escape(path), io_text(source)),
+            Error::Path { path, message } => write!(f, "{}: {message}", escape(path)),
         }
     }
 }
 
 // Every variant's message includes its cause, so there is no `source()`.
 impl std::error::Error for Error {}
+
+/// An I/O error's text for a message: the operating system's words
+/// (`No space left on device (os error 28)`), or, for errors built from a
+/// kind and a payload (e.g. by the zip writer), the payload's text,
+/// escaped.
+fn io_text(e: &std::io::Error) -> String {
+    escape(&e.to_string()).into_owned()
+}
 
 impl Error {
     /// The underlying I/O error, if this is one (e.g. to treat a closed pipe
@@ -526,8 +535,9 @@ fn consumed(name: &str) -> Error {
 /// How to read inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadOptions {
-    /// Matrix Market: accept common deviations from the specification, each
-    /// with a warning (see [`crate::mm`]).
+    /// Accept common deviations, each with a warning: Matrix Market's
+    /// (see [`crate::mm`]), and NaN/infinite values in `.npz` and `.spb`
+    /// (see [`crate::values`]).
     pub lenient: bool,
     /// `.spb`: hash every section and compare with the table (default on).
     pub verify_checksums: bool,
@@ -620,12 +630,13 @@ pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
     })
 }
 
-/// A loaded matrix and the warnings of lenient Matrix Market reading.
+/// A loaded matrix and the warnings of lenient reading.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded<T, I> {
     /// The matrix, in the format the file stores (Matrix Market: COO).
     pub matrix: AnyMatrix<T, I>,
-    /// One warning per lenient recovery (always empty for `.npz`, `.spb`).
+    /// One warning per lenient recovery (`.npz`, `.spb`: one per value
+    /// array holding NaN or infinities; never a line number).
     pub warnings: Vec<mm::Warning>,
 }
 
@@ -638,7 +649,7 @@ pub struct Loaded<T, I> {
 /// offset or array.
 pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Loaded<T, I>, Error> {
     let container = input.container()?;
-    let matrix = match container {
+    let (matrix, warnings) = match container {
         Container::Mtx => {
             let m = match input {
                 Input::Path(p) => mm::read_path::<T, I>(p, &opts.mm())?,
@@ -658,17 +669,14 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
                 verify_checksums: opts.verify_checksums,
             };
             let (path, name) = input.file(container)?;
-            SpbFile::open_named(path, &name, &spb)?.to_matrix::<T, I>()?
+            SpbFile::open_named(path, &name, &spb)?.to_matrix_with::<T, I>(opts.lenient)?
         }
         Container::Npz => {
             let (path, name) = input.file(container)?;
-            npz::read_matrix::<T, I>(&mut NpzArchive::open_named(path, &name)?)?
+            npz::read_npz_named_with::<T, I>(path, &name, opts.lenient)?
         }
     };
-    Ok(Loaded {
-        matrix,
-        warnings: Vec::new(),
-    })
+    Ok(Loaded { matrix, warnings })
 }
 
 /// Output containers, chosen by the output's extension.
@@ -778,11 +786,15 @@ pub fn parent_dir(out: &Path) -> PathBuf {
     }
 }
 
-/// Refuses an output that exists (unless `force`) or whose directory does
-/// not; call it before long work so that the work does not end in a refusal.
+/// Refuses an output that exists (unless `force`), whose directory does
+/// not exist, or whose directory is not writable (a probe temporary file is
+/// created there and removed); call it before long work so that the work
+/// does not end in a refusal.
 ///
 /// # Errors
-/// [`Error::Path`] saying which, and what to do.
+/// [`Error::Path`] for an existing output or a missing directory,
+/// [`Error::Io`] (the operating system's reason) for a directory where no
+/// file can be created.
 pub fn check_target(out: &Path, force: bool) -> Result<(), Error> {
     if !force && out.exists() {
         return Err(Error::path(out, "exists; use --force to overwrite it"));
@@ -791,9 +803,17 @@ pub fn check_target(out: &Path, force: bool) -> Result<(), Error> {
     if !dir.is_dir() {
         return Err(Error::path(
             out,
-            format!("cannot write: directory {} does not exist", dir.display()),
+            format!(
+                "cannot write: directory {} does not exist",
+                escape_path(&dir)
+            ),
         ));
     }
+    // Permissions alone do not tell (ACLs, read-only mounts, root): try.
+    tempfile::Builder::new()
+        .prefix(".sparsetool-probe-")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(&dir, "cannot write to directory", e))?;
     Ok(())
 }
 

@@ -64,6 +64,7 @@ mod precision;
 pub mod progress;
 mod scalar;
 mod sell;
+pub mod values;
 
 pub use any::{AnyMatrix, MatrixRef};
 pub use coo::Coo;

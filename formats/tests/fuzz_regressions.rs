@@ -29,10 +29,12 @@ fn fuzz_findings_do_not_panic() {
     let mut failures = Vec::new();
     for f in &files {
         let bytes = std::fs::read(f).expect("readable file");
-        let runs: [(&str, Reader); 3] = [
+        let runs: [(&str, Reader); 5] = [
             ("mm", fuzz_common::fuzz_mm),
             ("npz", fuzz_common::fuzz_npz),
             ("spb", fuzz_common::fuzz_spb),
+            ("detect+load", fuzz_common::fuzz_detect_load),
+            ("npz values", fuzz_common::fuzz_npz_values),
         ];
         for (reader, run) in runs {
             let t = Instant::now();

@@ -570,3 +570,37 @@ fn c30_csc_unsorted_column_caught_without_checksums() {
         .to_string();
     assert!(e.contains("row index 9 out of bounds"), "{e}");
 }
+
+/// Values follow the rule of `sparsetool_formats::values`, as in `.mtx` and
+/// `.npz`: NaN refused (lenient: a warning), f64 -> f32 overflow refused.
+#[test]
+fn values_follow_the_validity_rule() {
+    let (n, m, rp, ci, mut v) = csr_b().into_parts();
+    v[1] = f64::NAN;
+    let a = Csr::<f64, i32>::try_from_parts(n, m, rp.clone(), ci.clone(), v.clone()).unwrap();
+    let b = bytes_of(MatrixRef::Csr(&a));
+    let f = open(&b).unwrap();
+    let e = f.to_matrix::<f64, i32>().unwrap_err();
+    assert!(matches!(e.kind(), SpbErrorKind::BadValue { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("t.spb: section `values` holds the non-finite value NaN at position 1"),
+        "{e}"
+    );
+    assert!(f.to_matrix::<f32, i64>().is_err());
+    assert!(f.csr_view::<f64, i32>().is_err());
+    let (got, warnings) = f.to_matrix_with::<f64, i32>(true).unwrap();
+    assert_eq!(got.nnz(), a.nnz());
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].message.contains("section `values`"),
+        "{warnings:?}"
+    );
+    v[1] = 1e39;
+    let a = Csr::<f64, i32>::try_from_parts(n, m, rp, ci, v).unwrap();
+    let b = bytes_of(MatrixRef::Csr(&a));
+    let f = open(&b).unwrap();
+    assert!(f.to_matrix::<f64, i32>().is_ok());
+    let e = f.to_matrix_with::<f32, i32>(true).unwrap_err();
+    assert!(e.to_string().contains("out of range for f32"), "{e}");
+}

@@ -17,6 +17,7 @@ use crate::io::{load, probe};
 use crate::output::{check_target, Spinner};
 use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::{Container, Input};
+use sparsetool_formats::values::escape_path;
 use sparsetool_formats::{Index, Precision, Scalar};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
@@ -42,7 +43,10 @@ pub fn display_name(path: &Path) -> String {
 /// otherwise the loaded matrix.
 pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
     if let (Container::Mtx, Input::Path(p)) = (src.container()?, src) {
-        let _spin = Spinner::start(format!("scanning {}", p.display()), src.len() > (64 << 20));
+        let _spin = Spinner::start(
+            format!("scanning {}", escape_path(p)),
+            src.len() > (64 << 20),
+        );
         let opts = ReadOptions {
             lenient: a.read.lenient,
             ..ReadOptions::default()
@@ -91,7 +95,7 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
         if !matches!(ext.as_deref(), Some("png" | "svg")) {
-            bail!("{}: --plot writes .png or .svg", p.display());
+            bail!("{}: --plot writes .png or .svg", escape_path(p));
         }
         check_target(p, a.force)?;
     }

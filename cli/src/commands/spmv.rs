@@ -13,6 +13,7 @@ use crate::output::check_target;
 use crate::EnvError;
 use sparsetool_formats::alloc::{ensure_available, try_filled};
 use sparsetool_formats::io::{Container, Input};
+use sparsetool_formats::values::{escape, escape_path};
 use sparsetool_formats::{FormatKind, Index, Scalar};
 
 /// Builds x of length `n`: `ones`, `zeros`, `random` (seeded, uniform in
@@ -30,6 +31,7 @@ pub fn make_x<T: Scalar>(spec: &str, n: usize, seed: u64) -> anyhow::Result<Vec<
         path => {
             let p = Path::new(path);
             let name = path.to_ascii_lowercase();
+            let path = escape(path);
             if !p.is_file() {
                 bail!(
                     "--x {path}: not `ones`, `zeros`, `random`, nor an existing .npy or .mtx file"
@@ -49,7 +51,8 @@ pub fn make_x<T: Scalar>(spec: &str, n: usize, seed: u64) -> anyhow::Result<Vec<
     };
     if x.len() != n {
         bail!(
-            "{spec}: x has {} entries, the matrix has {n} columns",
+            "{}: x has {} entries, the matrix has {n} columns",
+            escape(spec),
             x.len()
         );
     }
@@ -63,13 +66,13 @@ fn mtx_vector<T: Scalar>(p: &Path, n: usize) -> anyhow::Result<Vec<T>> {
     if r.min(c) != 1 {
         bail!(
             "{}: x must be a vector (n x 1 or 1 x n), not {r} x {c}",
-            p.display()
+            escape_path(p)
         );
     }
     if r.max(c) != n {
         bail!(
             "{}: x has {} entries, the matrix has {n} columns",
-            p.display(),
+            escape_path(p),
             r.max(c)
         );
     }

@@ -5,7 +5,9 @@ use std::io::Write;
 use crate::binary::header::DType;
 use crate::binary::write::{write_sections, HeaderFields, SectionData};
 use crate::binary::{SpbError, SpbErrorKind as K, SpbFile};
+use crate::mm::Warning;
 use crate::pattern::{check_offsets, check_rows};
+use crate::values::ValueCheck;
 use crate::{AnyMatrix, Coo, Csc, Csr, Ell, FormatKind, Hyb, Index, Jds, MatrixRef, Scalar, Sell};
 
 fn ix<'a, I: Index>(name: &'static str, a: &'a [I]) -> SectionData<'a> {
@@ -193,10 +195,12 @@ impl SpbFile {
     }
 
     /// Validates a CSR file's structure without copying (parallel) and
-    /// returns slices of the mapping.
+    /// returns slices of the mapping. The values are scanned too: NaN and
+    /// infinities are refused, as [`SpbFile::to_matrix`] refuses them.
     ///
     /// # Errors
-    /// Wrong format or dtypes, or any CSR invariant broken.
+    /// Wrong format or dtypes, any CSR invariant broken, or a non-finite
+    /// value.
     pub fn csr_view<T: Scalar, I: Index>(&self) -> Result<CsrView<'_, T, I>, SpbError> {
         self.expect_format(FormatKind::Csr)?;
         self.expect_types::<T, I>()?;
@@ -219,6 +223,13 @@ impl SpbFile {
             check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
             check_rows(row_ptr, col_idx, ncols).map_err(named)?;
         }
+        ValueCheck::new(false).check_all(values).map_err(|bad| {
+            SpbError::new(K::BadValue {
+                section: "values".to_string(),
+                bad,
+            })
+            .named(self.name())
+        })?;
         Ok(CsrView {
             nrows,
             ncols,
@@ -229,20 +240,29 @@ impl SpbFile {
     }
 
     /// A value section copied out as `T`, converting from the stored dtype
-    /// (f32 <-> f64, complex widths; complex into a real type is refused).
-    fn values_as<T: Scalar>(&self, name: &str) -> Result<Vec<T>, SpbError> {
-        let conv = |re: f64, im: f64| T::from_parts(re, im);
+    /// (f32 <-> f64, complex widths; complex into a real type is refused),
+    /// every value checked by `check` (the rule of [`crate::values`]).
+    fn values_as<T: Scalar>(&self, name: &str, check: &mut ValueCheck) -> Result<Vec<T>, SpbError> {
+        let bad = |bad| {
+            SpbError::new(K::BadValue {
+                section: name.to_string(),
+                bad,
+            })
+            .named(self.name())
+        };
+        let same = DType::of_value(T::NAME) == Some(self.header().value_dtype);
+        if same {
+            let v = self.values::<T>(name)?.to_vec();
+            check.check_all(&v).map_err(bad)?;
+            return Ok(v);
+        }
         Ok(match self.header().value_dtype {
-            DType::F32 => self
-                .values::<f32>(name)?
-                .iter()
-                .map(|&v| conv(f64::from(v), 0.0))
-                .collect(),
-            DType::F64 => self
-                .values::<f64>(name)?
-                .iter()
-                .map(|&v| conv(v, 0.0))
-                .collect(),
+            DType::F32 => check
+                .convert_all(self.values::<f32>(name)?, |&v| (f64::from(v), 0.0))
+                .map_err(bad)?,
+            DType::F64 => check
+                .convert_all(self.values::<f64>(name)?, |&v| (v, 0.0))
+                .map_err(bad)?,
             dt @ (DType::C64 | DType::C128) if !T::IS_COMPLEX => {
                 return Err(SpbError::at(
                     24,
@@ -253,16 +273,14 @@ impl SpbFile {
                 )
                 .named(self.name()))
             }
-            DType::C64 => self
-                .values::<crate::Complex32>(name)?
-                .iter()
-                .map(|v| conv(f64::from(v.re), f64::from(v.im)))
-                .collect(),
-            DType::C128 => self
-                .values::<crate::Complex64>(name)?
-                .iter()
-                .map(|v| conv(v.re, v.im))
-                .collect(),
+            DType::C64 => check
+                .convert_all(self.values::<crate::Complex32>(name)?, |v| {
+                    (f64::from(v.re), f64::from(v.im))
+                })
+                .map_err(bad)?,
+            DType::C128 => check
+                .convert_all(self.values::<crate::Complex64>(name)?, |v| (v.re, v.im))
+                .map_err(bad)?,
             dt => {
                 return Err(
                     SpbError::at(24, K::Header(format!("bad value dtype {}", dt.name())))
@@ -315,11 +333,49 @@ impl SpbFile {
     /// Complex values asked for as real, indices that do not fit `I`,
     /// missing sections, any broken invariant, or a header disagreeing with
     /// the arrays.
+    ///
+    /// Values are checked by the rule of [`crate::values`]: NaN and
+    /// infinities are refused (see [`SpbFile::to_matrix_with`] for lenient
+    /// mode), and so is a finite value that overflows `T`.
     pub fn to_matrix<T: Scalar, I: Index>(&self) -> Result<AnyMatrix<T, I>, SpbError> {
+        Ok(self.to_matrix_with(false)?.0)
+    }
+
+    /// [`SpbFile::to_matrix`], in lenient mode if `lenient`: NaN and
+    /// infinite values are accepted, with one warning per value section
+    /// holding them (returned with the matrix).
+    ///
+    /// # Errors
+    /// As [`SpbFile::to_matrix`].
+    pub fn to_matrix_with<T: Scalar, I: Index>(
+        &self,
+        lenient: bool,
+    ) -> Result<(AnyMatrix<T, I>, Vec<Warning>), SpbError> {
+        let warnings = std::cell::RefCell::new(Vec::new());
+        let m = self.build::<T, I>(&|n: &str| {
+            let mut check = ValueCheck::new(lenient);
+            let v = self.values_as::<T>(n, &mut check)?;
+            if let Some(pos) = check.first_non_finite() {
+                warnings.borrow_mut().push(Warning {
+                    line: None,
+                    message: format!(
+                        "section `{n}`: NaN or infinite values accepted (first at position {pos})"
+                    ),
+                });
+            }
+            Ok(v)
+        })?;
+        Ok((m, warnings.into_inner()))
+    }
+
+    /// Builds the matrix, reading value sections through `v`.
+    fn build<T: Scalar, I: Index>(
+        &self,
+        v: &dyn Fn(&str) -> Result<Vec<T>, SpbError>,
+    ) -> Result<AnyMatrix<T, I>, SpbError> {
         let (nrows, ncols, nnz, p0, p1) = self.dims()?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
         let i = |n: &str| self.indices_as::<I>(n);
-        let v = |n: &str| self.values_as::<T>(n);
         let m = match self.header().format {
             FormatKind::Coo => AnyMatrix::Coo(
                 Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?)

@@ -51,6 +51,15 @@ pub enum SpbErrorKind {
     Invalid(crate::FormatError),
     /// This machine or these types cannot be written as `.spb`.
     Unsupported(String),
+    /// A value section holds a value the validity rule refuses (NaN or an
+    /// infinity in strict mode, an overflow of the value type in both):
+    /// see [`crate::values`].
+    BadValue {
+        /// The section, e.g. `values`.
+        section: String,
+        /// The first bad value.
+        bad: crate::values::BadValue,
+    },
 }
 
 impl fmt::Display for SpbErrorKind {
@@ -58,6 +67,7 @@ impl fmt::Display for SpbErrorKind {
         match self {
             SpbErrorKind::Io(e) => write!(f, "{e}"),
             SpbErrorKind::Invalid(e) => write!(f, "invalid matrix: {e}"),
+            SpbErrorKind::BadValue { section, bad } => write!(f, "section `{section}` {bad}"),
             SpbErrorKind::NotSpb(m)
             | SpbErrorKind::Truncated(m)
             | SpbErrorKind::Header(m)
@@ -130,7 +140,7 @@ impl SpbError {
 impl fmt::Display for SpbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(file) = &self.file {
-            write!(f, "{file}: ")?;
+            write!(f, "{}: ", crate::values::escape(file))?;
         }
         if let Some(o) = self.offset {
             write!(f, "offset {o}: ")?;

@@ -5,10 +5,10 @@ use rayon::prelude::*;
 
 use std::io::Read;
 
-use super::chunk::{parse_with, run, Plan};
+use super::chunk::{parse_with, run, skip_data_lines, Plan};
 use super::error::{LineError, MmErrorKind};
 use super::header::{Header, MmField, MmFormat, MmSymmetry};
-use super::parse::{array_chunk, coord_chunk, is_f32, Cfg, Stats};
+use super::parse::{array_chunk, coord_chunk, is_f32, nonreal_diagonal, Cfg, Stats};
 use super::{ReadOptions, Warning};
 use crate::{Coo, Index, Scalar};
 
@@ -204,8 +204,43 @@ pub(super) fn coordinate_checks(
     Ok(fix)
 }
 
-/// The warnings of lenient recoveries in an array file.
-pub(super) fn array_checks(st: &Stats, warnings: &mut Vec<Warning>) {
+/// The first diagonal value of a hermitian array file (column-major lower
+/// triangle, `dense`) with a non-zero imaginary part: `(line, row, im)`.
+///
+/// `b` is the data section of a file in memory; for a stream (`None`) the
+/// line is unknown and reported as 0 (the error then names the entry
+/// only: lines are 1-based, so 0 is never a line).
+fn first_nonreal_diagonal<T: Scalar>(
+    b: Option<&[u8]>,
+    h: &Header,
+    dense: &[T],
+) -> Option<(u64, u64, f64)> {
+    // Column j starts at entry j*m - j*(j-1)/2 and holds (j, j) first.
+    let m = h.nrows;
+    let mut k = 0usize;
+    for j in 0..m.min(h.ncols) {
+        let v = *dense.get(k)?;
+        if v.im() != 0.0 {
+            // The line is looked up only in this rare case.
+            let line = b.map_or(0, |b| skip_data_lines(b, h.data_line, k).1);
+            return Some((line, j as u64 + 1, v.im()));
+        }
+        k += m - j;
+    }
+    None
+}
+
+/// The checks on the values of an array file as a whole: a non-real
+/// diagonal in a hermitian file (an error, or a warning in lenient mode),
+/// and the warnings of lenient recoveries.
+pub(super) fn array_checks(
+    st: &Stats,
+    lenient: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), LineError> {
+    if let (Some((line, row, im)), false) = (st.nonreal_diagonal, lenient) {
+        return Err(((line > 0).then_some(line), nonreal_diagonal(row, im)));
+    }
     if let Some(line) = st.extra {
         warnings.push(Warning {
             line: Some(line),
@@ -213,6 +248,7 @@ pub(super) fn array_checks(st: &Stats, warnings: &mut Vec<Warning>) {
         });
     }
     value_warnings(st, warnings);
+    Ok(())
 }
 
 /// The warnings of lenient value recoveries (NaN and infinities,
@@ -228,6 +264,13 @@ fn value_warnings(st: &Stats, warnings: &mut Vec<Warning>) {
         warnings.push(Warning {
             line: Some(line),
             message: "non-integer values in an integer file read as real (first here)".into(),
+        });
+    }
+    if let Some((line, _, _)) = st.nonreal_diagonal {
+        warnings.push(Warning {
+            line: (line > 0).then_some(line),
+            message: "non-real diagonal values in a hermitian file kept as stored (first here)"
+                .into(),
         });
     }
 }
@@ -371,23 +414,28 @@ fn read_array<T: Scalar, I: Index>(
     opts: &ReadOptions,
     warnings: &mut Vec<Warning>,
 ) -> Result<Coo<T, I>, LineError> {
-    let (st, dense) = match src {
+    let (mut st, dense, bytes) = match src {
         Source::Memory(bytes) => {
             let b = data_of(bytes, h);
-            parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
+            let (st, v) = parse_with(b, h, opts.lenient, warnings, |p: &Plan| {
                 let n: usize = p.counts.iter().sum();
                 let mut v = zeroed::<T>(n, "values")?;
                 let (st, full) = run(b, p, &mut v[..], |chunk, l0, out| {
                     array_chunk(chunk, l0, cfg, out)
                 })?;
                 Ok((st, full, v))
-            })?
+            })?;
+            (st, v, Some(b))
         }
         Source::Stream { head, rest, gz } => {
-            super::stream::array::<T>(head, rest, gz, h, cfg, warnings)?
+            let (st, v) = super::stream::array::<T>(head, rest, gz, h, cfg, warnings)?;
+            (st, v, None)
         }
     };
-    array_checks(&st, warnings);
+    if h.symmetry == MmSymmetry::Hermitian {
+        st.nonreal_diagonal = first_nonreal_diagonal(bytes, h, &dense);
+    }
+    array_checks(&st, opts.lenient, warnings)?;
     let (m, n) = (h.nrows, h.ncols);
     if dense.is_empty() {
         // No values (e.g. `0 N`): N is bounded only by the index type, so
@@ -447,6 +495,33 @@ mod tests {
         dedup_mirrors(&mut r, &mut c, &mut v, MmSymmetry::Symmetric, 2, 4, &mut w);
         assert_eq!((r, c, v), (vec![1, 0], vec![0, 2], vec![5.0, 1.0]));
         assert_eq!(w.len(), 1);
+    }
+
+    #[test]
+    fn hermitian_diagonal_must_be_real() {
+        use crate::Complex64;
+        let strict = ReadOptions::default();
+        let lenient = ReadOptions {
+            lenient: true,
+            ..ReadOptions::default()
+        };
+        let coord = b"%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 1 0\n2 1 1 1\n2 2 3 -0.5\n";
+        let e = crate::mm::read_bytes::<Complex64, i32>(coord, "h.mtx", &strict).unwrap_err();
+        assert_eq!(e.line(), Some(5), "{e}");
+        assert!(e.to_string().contains("hermitian"), "{e}");
+        let m = crate::mm::read_bytes::<Complex64, i32>(coord, "h.mtx", &lenient).unwrap();
+        assert_eq!(m.warnings.len(), 1);
+        assert_eq!(m.warnings[0].line, Some(5));
+        assert!(m.coo.values().contains(&Complex64::new(3.0, -0.5)));
+        // Array: column-major lower triangle; line 6 is entry (2,2).
+        let array = b"%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n% c\n2 1\n3 4\n";
+        let e = crate::mm::read_bytes::<Complex64, i32>(array, "h.mtx", &strict).unwrap_err();
+        assert_eq!(e.line(), Some(6), "{e}");
+        let m = crate::mm::read_bytes::<Complex64, i32>(array, "h.mtx", &lenient).unwrap();
+        assert_eq!(m.warnings.first().and_then(|w| w.line), Some(6));
+        // A real diagonal is fine.
+        let ok = b"%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n2 1\n3 0\n";
+        assert!(crate::mm::read_bytes::<Complex64, i32>(ok, "h.mtx", &strict).is_ok());
     }
 
     /// Regression (fuzzing): an empty `0 x N` array with a huge `N` walked

@@ -224,6 +224,15 @@ pub enum MmErrorKind {
         /// 1-based row.
         row: u64,
     },
+    /// A diagonal entry of a hermitian file has a non-zero imaginary part
+    /// (the diagonal of a hermitian matrix is real).
+    #[error("diagonal entry ({row},{row}) of a hermitian file has imaginary part {im}, but the diagonal of a hermitian matrix is real; use --lenient to keep it as stored")]
+    NonRealDiagonal {
+        /// 1-based row (as written).
+        row: u64,
+        /// The imaginary part.
+        im: String,
+    },
     /// The matrix built from the file broke a format invariant (a bug:
     /// every index is checked while parsing).
     #[error("invalid matrix: {0}")]
@@ -321,9 +330,10 @@ impl MmError {
 impl fmt::Display for MmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.inner;
+        let path = crate::values::escape(&i.path);
         match (i.path.is_empty(), i.line) {
-            (false, Some(l)) => write!(f, "{}:{}: {}", i.path, l, i.kind),
-            (false, None) => write!(f, "{}: {}", i.path, i.kind),
+            (false, Some(l)) => write!(f, "{path}:{l}: {}", i.kind),
+            (false, None) => write!(f, "{path}: {}", i.kind),
             (true, Some(l)) => write!(f, "line {}: {}", l, i.kind),
             (true, None) => write!(f, "{}", i.kind),
         }
@@ -338,11 +348,13 @@ impl std::error::Error for MmError {}
 pub(crate) type LineError = (Option<u64>, MmErrorKind);
 
 /// Shortens a line or token for a message (at most 60 characters, lossy
-/// UTF-8).
+/// UTF-8) and escapes its control characters (`\x1b`, `\0`, ...), so that
+/// quoted input cannot act on the terminal or break the message's line.
 pub(crate) fn snippet(bytes: &[u8]) -> String {
     let s = String::from_utf8_lossy(bytes);
     let s = s.trim_matches(|c: char| c.is_whitespace());
     let mut out: String = s.chars().take(60).collect();
+    out = crate::values::escape(&out).into_owned();
     if s.chars().count() > 60 {
         out.push_str("...");
     }
@@ -361,5 +373,8 @@ mod tests {
         assert!(e.to_string().starts_with("a.mtx: the file is empty"));
         assert_eq!(snippet(b"  abc \r"), "abc");
         assert_eq!(snippet(&[b'x'; 100]).len(), 63);
+        assert_eq!(snippet(b"1 1 \x1b[2J\0"), "1 1 \\x1b[2J\\0");
+        let e = MmError::new("a\nb.mtx", Some(1), MmErrorKind::Empty);
+        assert!(e.to_string().starts_with("a\\nb.mtx:1: "), "{e}");
     }
 }

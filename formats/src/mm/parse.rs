@@ -19,6 +19,7 @@
 
 use super::error::{snippet, LineError, MmErrorKind};
 use super::header::{Header, MmField, MmFormat, MmSymmetry};
+use crate::values::{judge, ValueFault};
 use crate::{Index, Scalar};
 
 /// Whether `T`'s components are `f32` (parse them as `f32` directly).
@@ -45,6 +46,10 @@ pub(super) struct Stats {
     pub(super) nonfinite: Option<u64>,
     /// First line of an integer file holding a non-integer (lenient).
     pub(super) non_integer: Option<u64>,
+    /// First diagonal entry of a hermitian file with a non-zero imaginary
+    /// part: `(line, row, im)` (coordinate files: lenient mode only, strict
+    /// mode stops there; array files: both modes, judged by `array_checks`).
+    pub(super) nonreal_diagonal: Option<(u64, u64, f64)>,
 }
 
 impl Stats {
@@ -57,6 +62,7 @@ impl Stats {
         self.extra = self.extra.or(o.extra);
         self.nonfinite = self.nonfinite.or(o.nonfinite);
         self.non_integer = self.non_integer.or(o.non_integer);
+        self.nonreal_diagonal = self.nonreal_diagonal.or(o.nonreal_diagonal);
     }
 }
 
@@ -250,16 +256,18 @@ fn parse_real(
         return Err(bad());
     }
     if !v.is_finite() {
+        // A number too large for the type parses as an infinity too: only
+        // a `nan`/`inf` literal is a non-finite value as stored.
         let tok = token_at(b, p);
         let literal = tok.bytes().any(|c| matches!(c, b'i' | b'I' | b'n' | b'N'));
-        if !literal {
-            let ty = if cfg.f32 { "f32" } else { "f64" };
-            return Err(MmErrorKind::ValueOutOfRange { found: tok, ty });
+        let ty = if cfg.f32 { "f32" } else { "f64" };
+        match judge(!literal, false, ty) {
+            Some(ValueFault::OutOfRange { ty }) => {
+                return Err(MmErrorKind::ValueOutOfRange { found: tok, ty });
+            }
+            _ if !cfg.lenient => return Err(MmErrorKind::NonFinite { found: tok }),
+            _ => st.nonfinite = st.nonfinite.or(Some(line)),
         }
-        if !cfg.lenient {
-            return Err(MmErrorKind::NonFinite { found: tok });
-        }
-        st.nonfinite = st.nonfinite.or(Some(line));
     }
     Ok((v, q))
 }
@@ -505,6 +513,7 @@ pub(super) fn coord_lines(
     let mut k = 0;
     let sym = cfg.symmetry != MmSymmetry::General;
     let skew = cfg.symmetry == MmSymmetry::SkewSymmetric;
+    let herm = cfg.symmetry == MmSymmetry::Hermitian;
     let nvals = match cfg.field {
         MmField::Pattern => 0,
         MmField::Complex => 2,
@@ -551,6 +560,11 @@ pub(super) fn coord_lines(
                 st.upper = st.upper.or(Some((line, i, j)));
             } else if skew && i == j {
                 return Err(at(MmErrorKind::SkewDiagonal { row: i }));
+            } else if herm && i == j && im != 0.0 {
+                if !cfg.lenient {
+                    return Err(at(nonreal_diagonal(i, im)));
+                }
+                st.nonreal_diagonal = st.nonreal_diagonal.or(Some((line, i, im)));
             }
         }
         emit(k, i, j, re, im);
@@ -560,6 +574,15 @@ pub(super) fn coord_lines(
     }
     st.written = k;
     Ok((st, End { pos: p, line }))
+}
+
+/// A diagonal entry `(i, i)` of a hermitian file with imaginary part `im`
+/// (not zero) on `line`: an error in strict mode.
+pub(super) fn nonreal_diagonal(i: u64, im: f64) -> MmErrorKind {
+    MmErrorKind::NonRealDiagonal {
+        row: i,
+        im: format!("{im}"),
+    }
 }
 
 /// Parses one chunk of a coordinate file into the given slices; stops when

@@ -279,7 +279,7 @@ impl<'a> StructureScan<'a> {
         }
         .map_err(at)?;
         if h.format == MmFormat::Array {
-            array_checks(&st, &mut warnings);
+            array_checks(&st, opts.lenient, &mut warnings).map_err(at)?;
             return Ok((state, warnings));
         }
         let fix = coordinate_checks(&st, &h, opts.lenient, &mut warnings).map_err(at)?;
@@ -431,13 +431,24 @@ impl Task<'_> {
             return coord_lines(b, line, self.cfg, limit, |_, i, j, _, _| entry(s, i, j));
         }
         let mut pos: Option<ArrayPos> = None;
-        array_lines(b, line, self.cfg, limit, |k, re, im| {
+        let herm = self.h.symmetry == MmSymmetry::Hermitian;
+        let mut nonreal = None;
+        let (mut st, end) = array_lines(b, line, self.cfg, limit, |k, re, im| {
             let p = pos.get_or_insert_with(|| ArrayPos::of(self.h, first + k));
             if re != 0.0 || im != 0.0 {
                 entry(s, p.i as u64 + 1, p.j as u64 + 1);
             }
+            if herm && im != 0.0 && p.i == p.j && nonreal.is_none() {
+                nonreal = Some((k, p.i as u64 + 1, im));
+            }
             p.advance();
-        })
+        })?;
+        if let Some((k, row, im)) = nonreal {
+            // Judged after the whole parse by `array_checks`, as the reader does.
+            let (_, l) = skip_data_lines(b, line, k);
+            st.nonreal_diagonal = Some((l, row, im));
+        }
+        Ok((st, end))
     }
 
     /// Data in memory: the full reader's chunk plan, chunks folded in

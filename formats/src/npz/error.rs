@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::values::{escape, BadValue};
 use crate::FormatError;
 
 /// What went wrong while reading or writing an `.npz` archive.
@@ -47,6 +48,10 @@ pub enum NpzErrorKind {
     Format(FormatError),
     /// An array could not be allocated (its declared size exceeds memory).
     Alloc(Box<crate::alloc::AllocError>),
+    /// A value array holds a value the validity rule refuses (NaN or an
+    /// infinity in strict mode, an overflow of the value type in both):
+    /// see [`crate::values`].
+    BadValue(BadValue),
 }
 
 /// An error reading or writing an `.npz` archive. It names the file (when
@@ -113,17 +118,25 @@ impl fmt::Display for NpzErrorKind {
         match self {
             NpzErrorKind::Io(e) => write!(f, "i/o error: {e}"),
             NpzErrorKind::Alloc(e) => e.fmt(f),
-            NpzErrorKind::NotZip(d) => write!(f, "not a valid .npz (zip) archive: {d}"),
+            NpzErrorKind::NotZip(d) => {
+                write!(f, "not a valid .npz (zip) archive: {}", escape(d))
+            }
             NpzErrorKind::MissingArray => f.write_str("is missing from the archive"),
-            NpzErrorKind::BadHeader(d) => write!(f, "has a bad .npy header: {d}"),
+            NpzErrorKind::BadHeader(d) => write!(f, "has a bad .npy header: {}", escape(d)),
             NpzErrorKind::WrongDtype { found, expected } => {
-                write!(f, "has dtype `{found}`, expected {expected}")
+                let name = super::read::dtype_name(found);
+                if name == *found {
+                    write!(f, "has dtype `{}`, expected {expected}", escape(found))
+                } else {
+                    write!(f, "has dtype {name} (`{found}`), expected {expected}")
+                }
             }
             NpzErrorKind::WrongShape(d) => write!(f, "has the wrong shape: {d}"),
             NpzErrorKind::BigEndian(d) => {
                 write!(
                     f,
-                    "is big-endian (`{d}`); only little-endian arrays are supported"
+                    "is big-endian (`{}`); only little-endian arrays are supported",
+                    escape(d)
                 )
             }
             NpzErrorKind::FortranOrder => f.write_str(
@@ -139,10 +152,13 @@ impl fmt::Display for NpzErrorKind {
             NpzErrorKind::OutOfRange(d) => write!(f, "holds a value out of range: {d}"),
             NpzErrorKind::UnsupportedFormat(t) => write!(
                 f,
-                "has format tag `{t}`, which is not supported (expected csr, csc or coo)"
+                "holds `{t}`: format {t} is not supported (supported formats: {})",
+                super::supported_tags().join(", "),
+                t = escape(t)
             ),
             NpzErrorKind::InvalidArgument(d) => write!(f, "invalid argument: {d}"),
             NpzErrorKind::Format(e) => write!(f, "does not form a valid matrix: {e}"),
+            NpzErrorKind::BadValue(b) => write!(f, "{b}"),
         }
     }
 }
@@ -150,10 +166,10 @@ impl fmt::Display for NpzErrorKind {
 impl fmt::Display for NpzError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(file) = &self.file {
-            write!(f, "{file}: ")?;
+            write!(f, "{}: ", escape(file))?;
         }
         match (&self.array, &self.kind) {
-            (Some(a), _) => write!(f, "array `{a}` {}", self.kind),
+            (Some(a), _) => write!(f, "array `{}` {}", escape(a), self.kind),
             (
                 None,
                 NpzErrorKind::Io(_) | NpzErrorKind::NotZip(_) | NpzErrorKind::InvalidArgument(_),

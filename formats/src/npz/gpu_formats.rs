@@ -82,11 +82,77 @@ fn open_as(a: &mut NpzArchive, tag: &str) -> Result<(usize, usize), NpzError> {
     a.shape()
 }
 
-/// Attaches the file and array names to a format error.
-fn named(a: &NpzArchive, array: &str) -> impl Fn(FormatError) -> NpzError {
+/// Attaches the file name and the array at fault to a format error (see
+/// [`array_at_fault`] for `rows`, `cols` and `prefix`).
+fn named(
+    a: &NpzArchive,
+    rows: &'static str,
+    cols: &'static str,
+    prefix: &'static str,
+) -> impl Fn(FormatError) -> NpzError {
     let file = a.file_name().to_string();
-    let array = array.to_string();
-    move |e| NpzError::from(e).with_file(&file).with_array(&array)
+    move |e| {
+        let array = array_at_fault(&e, rows, cols, prefix);
+        NpzError::from(e).with_file(&file).with_array(&array)
+    }
+}
+
+/// The archive's name of a format's own array (`col_idx` → `indices`, ...),
+/// under `prefix` (`ell_` for HYB's ELL part, `coo_` for its tail).
+fn npz_name(internal: &str, prefix: &str) -> String {
+    let base = match internal {
+        "row_ptr" => return "indptr".to_string(),
+        "col_idx" => "indices",
+        "values" => "data",
+        "rows" => "row",
+        "cols" => "col",
+        other => other,
+    };
+    format!("{prefix}{base}")
+}
+
+/// The `.npz` array a broken invariant is about, so that a message names
+/// the array actually at fault: `rows` and `cols` are the arrays holding
+/// the row and column indices of the entries in this read (e.g. `indptr`
+/// and `indices` for CSR), `prefix` the prefix of the part's arrays.
+pub(super) fn array_at_fault(
+    e: &FormatError,
+    rows: &'static str,
+    cols: &'static str,
+    prefix: &'static str,
+) -> String {
+    use FormatError as E;
+    match e {
+        E::Length { array, .. }
+        | E::PointerStart { array, .. }
+        | E::PointerNotMonotone { array, .. }
+        | E::PointerEnd { array, .. }
+        | E::Permutation { array, .. } => npz_name(array, prefix),
+        E::RowOutOfBounds { .. } | E::RowIndexOutOfBounds { .. } | E::UnsortedColumn { .. } => {
+            rows.to_string()
+        }
+        E::ColumnOutOfBounds { .. } | E::UnsortedRow { .. } | E::DuplicateEntry { .. } => {
+            cols.to_string()
+        }
+        E::IndexOverflow { .. } | E::ShapeMismatch { .. } => "shape".to_string(),
+        E::Parameter(msg) if msg.contains("sigma") => "sigma".to_string(),
+        E::Parameter(msg) if msg.contains("slice height") => "slice_height".to_string(),
+        E::Parameter(_) => format!("{prefix}width"),
+        E::Padding { detail, .. } if detail.contains("value") => format!("{prefix}data"),
+        E::Padding { .. } => cols.to_string(),
+        E::NonFinite { .. } => format!("{prefix}data"),
+        E::RowNnzOutOfRange { .. } => format!("{prefix}row_nnz"),
+        E::SliceSize { .. } => "slice_ptr".to_string(),
+        E::SliceWidth { .. } => "slice_width".to_string(),
+        E::RowOrder { .. } | E::PermutationWindow { .. } | E::RowOrderTie { .. } => {
+            "perm".to_string()
+        }
+        E::DiagonalGrowth { .. } | E::DiagonalTooLong { .. } | E::EmptyDiagonal { .. } => {
+            "jd_ptr".to_string()
+        }
+        E::TailOrder { .. } | E::TailRowNotFull { .. } => "coo_row".to_string(),
+        E::TailBeforeEll { .. } => "coo_col".to_string(),
+    }
 }
 
 /// Reads the ELL arrays under `prefix`.
@@ -100,8 +166,14 @@ fn get_ell<T: Scalar, I: Index>(
     let row_nnz = a.index_array(&format!("{prefix}row_nnz"))?;
     let values = a.value_array(&format!("{prefix}data"))?;
     let col_idx = a.index_array(&format!("{prefix}indices"))?;
+    let cols = if prefix.is_empty() {
+        "indices"
+    } else {
+        "ell_indices"
+    };
+    let prefix = if prefix.is_empty() { "" } else { "ell_" };
     Ell::try_from_parts(nrows, ncols, width, row_nnz, col_idx, values)
-        .map_err(named(a, &format!("{prefix}indices")))
+        .map_err(named(a, "row_nnz", cols, prefix))
 }
 
 /// Writes an ELL matrix: `width`, `row_nnz`, `data`, `indices`, `format`
@@ -159,8 +231,9 @@ pub fn read_hyb<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<Hyb<T, I>, Np
     let rows = a.index_array("coo_row")?;
     let cols = a.index_array("coo_col")?;
     let vals = a.value_array("coo_data")?;
-    let coo = Coo::try_from_parts(nrows, ncols, rows, cols, vals).map_err(named(a, "coo_row"))?;
-    Hyb::try_from_parts(ell, coo).map_err(named(a, "coo_row"))
+    let coo = Coo::try_from_parts(nrows, ncols, rows, cols, vals)
+        .map_err(named(a, "coo_row", "coo_col", "coo_"))?;
+    Hyb::try_from_parts(ell, coo).map_err(named(a, "coo_row", "coo_col", "coo_"))
 }
 
 /// Writes a JDS matrix: `perm`, `jd_ptr`, `data`, `indices`, `format`
@@ -192,7 +265,8 @@ pub fn read_jds<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<Jds<T, I>, Np
     let jd_ptr = a.index_array("jd_ptr")?;
     let values = a.value_array("data")?;
     let col_idx = a.index_array("indices")?;
-    Jds::try_from_parts(nrows, ncols, perm, jd_ptr, col_idx, values).map_err(named(a, "indices"))
+    Jds::try_from_parts(nrows, ncols, perm, jd_ptr, col_idx, values)
+        .map_err(named(a, "perm", "indices", ""))
 }
 
 /// Writes a SELL-C-σ matrix: `slice_height`, `sigma`, `perm`, `slice_ptr`,
@@ -246,7 +320,7 @@ pub fn read_sell<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<Sell<T, I>, 
         col_idx,
         values,
     )
-    .map_err(named(a, "indices"))
+    .map_err(named(a, "perm", "indices", ""))
 }
 
 #[cfg(test)]
@@ -271,6 +345,24 @@ mod tests {
             vec![1., 4., 6., 7., 2., 5., 0., 8., 3., 0., 0., 9.],
         )
         .unwrap()
+    }
+
+    /// The archive of [`ell`] with its indices and values changed by
+    /// `damage`, read back.
+    fn ell_with(
+        damage: impl FnOnce(&mut Vec<i32>, &mut Vec<f64>),
+    ) -> Result<Ell<f64, i32>, NpzError> {
+        let (nr, nc, w, rn, mut ci, mut v) = ell().into_parts();
+        damage(&mut ci, &mut v);
+        let mut z = NpzWriter::new(Cursor::new(Vec::new()));
+        z.add_i64_scalar("width", w as i64).unwrap();
+        z.add_array("row_nnz", &[nr], &rn).unwrap();
+        z.add_array("data", &[v.len()], &v).unwrap();
+        z.add_array("indices", &[ci.len()], &ci).unwrap();
+        z.add_format_tag("ell").unwrap();
+        z.add_shape(nr, nc).unwrap();
+        let bytes = z.finish().unwrap().into_inner();
+        read_ell::<f64, i32>(&mut archive(bytes))
     }
 
     #[test]
@@ -371,18 +463,7 @@ mod tests {
     #[test]
     fn corrupt_archives_are_errors() {
         // Padding index replaced by a column: a FormatError naming the file.
-        let m = ell();
-        let (nr, nc, w, rn, mut ci, v) = m.into_parts();
-        ci[6] = 2;
-        let mut z = NpzWriter::new(Cursor::new(Vec::new()));
-        z.add_i64_scalar("width", w as i64).unwrap();
-        z.add_array("row_nnz", &[nr], &rn).unwrap();
-        z.add_array("data", &[v.len()], &v).unwrap();
-        z.add_array("indices", &[ci.len()], &ci).unwrap();
-        z.add_format_tag("ell").unwrap();
-        z.add_shape(nr, nc).unwrap();
-        let bytes = z.finish().unwrap().into_inner();
-        let err = read_ell::<f64, i32>(&mut archive(bytes)).unwrap_err();
+        let err = ell_with(|ci, _| ci[6] = 2).unwrap_err();
         assert!(matches!(
             err.kind(),
             NpzErrorKind::Format(FormatError::Padding { row: 2, .. })
@@ -413,5 +494,69 @@ mod tests {
             matches!(err.kind(), NpzErrorKind::Format(FormatError::Parameter(_))),
             "{err}"
         );
+        assert_eq!(err.array(), Some("sigma"), "{err}");
+    }
+
+    #[test]
+    fn errors_name_the_array_at_fault() {
+        use FormatError as E;
+        let at = |e: E| array_at_fault(&e, "row", "col", "");
+        assert_eq!(
+            at(E::Parameter("SELL slice height must be at least 1".into())),
+            "slice_height"
+        );
+        assert_eq!(
+            at(E::SliceWidth {
+                slice: 0,
+                width: 1,
+                longest: 2
+            }),
+            "slice_width"
+        );
+        assert_eq!(
+            at(E::RowOutOfBounds {
+                row: 9,
+                nrows: 2,
+                pos: 0
+            }),
+            "row"
+        );
+        assert_eq!(
+            at(E::Length {
+                array: "col_idx",
+                expected: 1,
+                actual: 2
+            }),
+            "indices"
+        );
+        assert_eq!(
+            array_at_fault(
+                &E::RowNnzOutOfRange {
+                    row: 0,
+                    row_nnz: 9,
+                    width: 1
+                },
+                "",
+                "",
+                "ell_"
+            ),
+            "ell_row_nnz"
+        );
+        assert_eq!(
+            array_at_fault(
+                &E::Length {
+                    array: "values",
+                    expected: 1,
+                    actual: 2
+                },
+                "",
+                "",
+                "coo_"
+            ),
+            "coo_data"
+        );
+        // Padding: the index or the value.
+        let err = ell_with(|_, v| v[6] = 5.0).unwrap_err();
+        assert_eq!(err.array(), Some("data"), "{err}");
     }
 }

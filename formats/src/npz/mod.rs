@@ -30,6 +30,7 @@ mod write;
 use std::path::Path;
 
 pub use error::{NpzError, NpzErrorKind};
+use gpu_formats::array_at_fault;
 pub use gpu_formats::{
     read_ell, read_hyb, read_jds, read_sell, write_ell, write_hyb, write_jds, write_sell,
 };
@@ -37,8 +38,9 @@ pub use npy::NpyElement;
 pub use read::{read_npy, ArrayHeader, NpzArchive, NpzInfo};
 pub use write::{write_coo, write_csc, write_csr, write_npy, NpzWriter};
 
+use crate::mm::Warning;
 use crate::pattern::check_offsets;
-use crate::{AnyMatrix, Coo, Csc, Csr, FormatError, Index, MatrixRef, Scalar};
+use crate::{AnyMatrix, Coo, Csc, Csr, FormatError, FormatKind, Index, MatrixRef, Scalar};
 
 /// Reads a sparse matrix written by `scipy.sparse.save_npz` (format `csr`,
 /// `csc` or `coo`) or by sparsetool.
@@ -56,6 +58,61 @@ use crate::{AnyMatrix, Coo, Csc, Csr, FormatError, Index, MatrixRef, Scalar};
 pub fn read_npz<T: Scalar, I: Index>(path: &Path) -> Result<AnyMatrix<T, I>, NpzError> {
     let mut a = NpzArchive::open(path)?;
     read_matrix(&mut a)
+}
+
+/// [`read_npz`], in lenient mode if `lenient` (NaN and infinite values
+/// accepted, one warning per value array holding them; see
+/// [`NpzArchive::set_lenient`]). Returns the matrix and the warnings.
+///
+/// # Errors
+/// As [`read_npz`].
+pub fn read_npz_with<T: Scalar, I: Index>(
+    path: &Path,
+    lenient: bool,
+) -> Result<(AnyMatrix<T, I>, Vec<Warning>), NpzError> {
+    read_npz_named_with(path, &path.display().to_string(), lenient)
+}
+
+/// [`read_npz_with`], naming the file `name` in messages (e.g. a temporary
+/// copy of standard input).
+///
+/// # Errors
+/// As [`read_npz`].
+pub fn read_npz_named_with<T: Scalar, I: Index>(
+    path: &Path,
+    name: &str,
+    lenient: bool,
+) -> Result<(AnyMatrix<T, I>, Vec<Warning>), NpzError> {
+    let mut a = NpzArchive::open_named(path, name)?;
+    a.set_lenient(lenient);
+    let m = read_matrix(&mut a)?;
+    Ok((m, a.take_warnings()))
+}
+
+/// The `format` tags this reader handles: every [`FormatKind`] and SciPy's
+/// `csc` (read only), in that order.
+#[must_use]
+pub fn supported_tags() -> Vec<&'static str> {
+    let mut tags: Vec<&'static str> = FormatKind::ALL.iter().map(|k| k.name()).collect();
+    for extra in READ_ONLY_TAGS {
+        if !tags.contains(extra) {
+            tags.push(extra);
+        }
+    }
+    tags
+}
+
+/// Tags read but never written (SciPy layouts without a [`FormatKind`]).
+const READ_ONLY_TAGS: &[&str] = &["csc"];
+
+/// Refuses a `format` tag this reader does not handle (e.g. SciPy's `dia`
+/// and `bsr`), before any other array is looked for.
+pub(crate) fn check_tag(tag: &str) -> Result<(), NpzErrorKind> {
+    if supported_tags().contains(&tag) {
+        Ok(())
+    } else {
+        Err(NpzErrorKind::UnsupportedFormat(tag.to_string()))
+    }
 }
 
 /// [`read_npz`] on an archive held in memory; `name` is used in errors.
@@ -76,8 +133,9 @@ pub fn read_npz_bytes<T: Scalar, I: Index>(
 /// As [`read_npz`].
 pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<T, I>, NpzError> {
     let tag = a.format_tag()?;
-    let (nrows, ncols) = a.shape()?;
     let file = a.file_name().to_string();
+    check_tag(&tag).map_err(|k| NpzError::new(Some(&file), Some("format"), k))?;
+    let (nrows, ncols) = a.shape()?;
     let ferr = |array: &str, e: FormatError| NpzError::from(e).with_file(&file).with_array(array);
     match tag.as_str() {
         "ell" => return Ok(AnyMatrix::Ell(read_ell(a)?)),
@@ -105,15 +163,25 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
             let outer = if tag == "csr" { nrows } else { ncols };
             crate::coo::check_dims::<I>(nrows, ncols, nnz).map_err(|e| ferr("shape", e))?;
             check_offsets("indptr", &indptr, outer + 1, nnz).map_err(|e| ferr("indptr", e))?;
+            // The arrays holding row and column indices, for messages.
+            let (row_arr, col_arr) = if tag == "csr" {
+                ("indptr", "indices")
+            } else {
+                ("indices", "indptr")
+            };
+            let at_fault = |e: FormatError| {
+                let array = array_at_fault(&e, row_arr, col_arr, "");
+                ferr(&array, e)
+            };
             if rows_canonical(&indptr, &indices) {
                 return if tag == "csr" {
-                    let m = Csr::try_from_parts(nrows, ncols, indptr, indices, data)
-                        .map_err(|e| ferr("indices", e))?;
-                    Ok(AnyMatrix::Csr(m))
+                    Csr::try_from_parts(nrows, ncols, indptr, indices, data)
+                        .map(AnyMatrix::Csr)
+                        .map_err(at_fault)
                 } else {
-                    let m = Csc::try_from_parts(nrows, ncols, indptr, indices, data)
-                        .map_err(|e| ferr("indices", e))?;
-                    Ok(AnyMatrix::Csc(m))
+                    Csc::try_from_parts(nrows, ncols, indptr, indices, data)
+                        .map(AnyMatrix::Csc)
+                        .map_err(at_fault)
                 };
             }
             let outer_idx = expand_ptr(&indptr, nnz);
@@ -122,13 +190,13 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
             } else {
                 (indices, outer_idx)
             };
-            let m = Coo::try_from_parts(nrows, ncols, rows, cols, data)
-                .map_err(|e| ferr("indices", e))?;
+            let m = Coo::try_from_parts(nrows, ncols, rows, cols, data).map_err(at_fault)?;
             Ok(AnyMatrix::Coo(m))
         }
         "coo" => {
             let data: Vec<T> = a.value_array("data")?;
-            let (rows, cols): (Vec<I>, Vec<I>) = if !a.contains("row") && a.contains("coords") {
+            let coords = !a.contains("row") && a.contains("coords");
+            let (rows, cols): (Vec<I>, Vec<I>) = if coords {
                 let mut coords: Vec<I> = a.index_array("coords")?;
                 if coords.len() != 2 * data.len() {
                     return Err(ferr(
@@ -158,8 +226,15 @@ pub fn read_matrix<T: Scalar, I: Index>(a: &mut NpzArchive) -> Result<AnyMatrix<
                     ));
                 }
             }
-            let m =
-                Coo::try_from_parts(nrows, ncols, rows, cols, data).map_err(|e| ferr("row", e))?;
+            let (row_arr, col_arr) = if coords {
+                ("coords", "coords")
+            } else {
+                ("row", "col")
+            };
+            let m = Coo::try_from_parts(nrows, ncols, rows, cols, data).map_err(|e| {
+                let array = array_at_fault(&e, row_arr, col_arr, "");
+                ferr(&array, e)
+            })?;
             Ok(AnyMatrix::Coo(m))
         }
         other => Err(NpzError::new(

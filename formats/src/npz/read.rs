@@ -9,6 +9,8 @@ use zip::ZipArchive;
 use super::error::{NpzError, NpzErrorKind};
 use super::npy::{parse_dict, parse_preamble, DKind, Header, MAX_DICT_LEN};
 use crate::alloc::{try_with_capacity, try_zeroed};
+use crate::mm::Warning;
+use crate::values::{escape, ValueCheck};
 use crate::{Index, Scalar};
 
 trait ReadSeek: Read + Seek + Send {}
@@ -21,6 +23,10 @@ pub struct NpzArchive {
     name: String,
     /// Length of the whole archive in bytes.
     len: u64,
+    /// Accept NaN and infinite values (with a warning).
+    lenient: bool,
+    /// One warning per value array that held NaN or infinities (lenient).
+    warnings: Vec<Warning>,
 }
 
 impl std::fmt::Debug for NpzArchive {
@@ -77,7 +83,26 @@ impl NpzArchive {
             };
             NpzError::new(Some(&name), None, kind)
         })?;
-        Ok(Self { zip, name, len })
+        Ok(Self {
+            zip,
+            name,
+            len,
+            lenient: false,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Lenient mode: value arrays may hold NaN and infinities (each such
+    /// array gives a warning, see [`NpzArchive::take_warnings`]); strict
+    /// mode (the default) refuses them. A finite value that overflows the
+    /// value type read into (`f64` into `f32`) is refused in both modes.
+    pub fn set_lenient(&mut self, lenient: bool) {
+        self.lenient = lenient;
+    }
+
+    /// The warnings of lenient reads so far (emptied).
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// The name used in error messages (the path, or the name given to
@@ -160,13 +185,27 @@ impl NpzArchive {
 
     /// Reads a value array into `T`: `float32/64`, `complex64/128` (only
     /// into complex `T`), integers and booleans. Any shape is read in C
-    /// order.
+    /// order. Every value is checked by the rule of [`crate::values`]: NaN
+    /// and infinities are refused (lenient mode: accepted with a warning),
+    /// and so is a finite value that overflows `T`.
     ///
     /// # Errors
     /// Missing array, unsupported dtype (complex into a real type, strings),
-    /// or a truncated entry.
+    /// a truncated entry, or a value the rule refuses
+    /// ([`NpzErrorKind::BadValue`], naming its position).
     pub fn value_array<T: Scalar>(&mut self, name: &str) -> Result<Vec<T>, NpzError> {
-        self.with_entry(name, |h, r| read_values(h, r))
+        let mut check = ValueCheck::new(self.lenient);
+        let v = self.with_entry(name, |h, r| read_values(h, r, &mut check))?;
+        if let Some(pos) = check.first_non_finite() {
+            self.warnings.push(Warning {
+                line: None,
+                message: format!(
+                    "array `{}`: NaN or infinite values accepted (first at position {pos})",
+                    escape(name)
+                ),
+            });
+        }
+        Ok(v)
     }
 
     /// The dtype descriptor and shape of array `name`, without reading its
@@ -191,6 +230,7 @@ impl NpzArchive {
     /// Missing `format`/`shape`/`data`, or a bad header.
     pub fn info(&mut self) -> Result<NpzInfo, NpzError> {
         let format = self.format_tag()?;
+        super::check_tag(&format).map_err(|k| self.err("format", k))?;
         let (nrows, ncols) = self.shape()?;
         // Saturating: the counts are not validated here, and a damaged
         // archive must not overflow (fuzzing: `row_nnz` of `i64::MAX`s).
@@ -356,7 +396,9 @@ pub fn read_npy<T: Scalar>(path: &Path) -> Result<Vec<T>, NpzError> {
     let mut r = BufReader::new(file);
     let header = read_header(&mut r).map_err(err)?;
     check_declared(&header, len).map_err(err)?;
-    read_values(&header, &mut r).map_err(err)
+    // A vector, not a stored matrix: NaN and infinities are passed on (as
+    // lenient mode does), an overflow into `T` is still refused.
+    read_values(&header, &mut r, &mut ValueCheck::new(true)).map_err(err)
 }
 
 /// What [`NpzArchive::info`] reports.
@@ -404,25 +446,32 @@ impl ArrayHeader {
     /// (the descriptor itself if unknown).
     #[must_use]
     pub fn dtype_name(&self) -> String {
-        let code = self.descr.trim_start_matches(['<', '>', '|', '=']);
-        let name = match code {
-            "f4" => "float32",
-            "f8" => "float64",
-            "c8" => "complex64",
-            "c16" => "complex128",
-            "i1" => "int8",
-            "i2" => "int16",
-            "i4" => "int32",
-            "i8" => "int64",
-            "u1" => "uint8",
-            "u2" => "uint16",
-            "u4" => "uint32",
-            "u8" => "uint64",
-            "b1" | "?" => "bool",
-            _ => return self.descr.clone(),
-        };
-        name.to_string()
+        dtype_name(&self.descr)
     }
+}
+
+/// NumPy's name of a dtype descriptor, e.g. `float64` for `<f8`, `bool`
+/// for `|b1` (the descriptor itself if unknown).
+#[must_use]
+pub(crate) fn dtype_name(descr: &str) -> String {
+    let code = descr.trim_start_matches(['<', '>', '|', '=']);
+    let name = match code {
+        "f4" => "float32",
+        "f8" => "float64",
+        "c8" => "complex64",
+        "c16" => "complex128",
+        "i1" => "int8",
+        "i2" => "int16",
+        "i4" => "int32",
+        "i8" => "int64",
+        "u1" => "uint8",
+        "u2" => "uint16",
+        "u4" => "uint32",
+        "u8" => "uint64",
+        "b1" | "?" => "bool",
+        _ => return descr.to_string(),
+    };
+    name.to_string()
 }
 
 /// Reads an integer array of header `h` from `r` into `I` (see
@@ -438,14 +487,15 @@ pub(crate) fn read_indices<I: Index>(h: &Header, r: &mut dyn Read) -> Result<Vec
         (DKind::Int, 2) => |b| Some(i64::from(i16::from_le_bytes([b[0], b[1]]))),
         (DKind::Int, 4) => |b| Some(i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
         (DKind::Int, 8) => |b| Some(i64::from_le_bytes(le8(b))),
-        (DKind::UInt | DKind::Bool, 1) => |b| Some(i64::from(b[0])),
+        (DKind::UInt, 1) => |b| Some(i64::from(b[0])),
         (DKind::UInt, 2) => |b| Some(i64::from(u16::from_le_bytes([b[0], b[1]]))),
         (DKind::UInt, 4) => |b| Some(i64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
         (DKind::UInt, 8) => |b| i64::try_from(u64::from_le_bytes(le8(b))).ok(),
+        // Booleans, floats, strings: an index array holds integers only.
         _ => {
             return Err(NpzErrorKind::WrongDtype {
                 found: h.dtype.descr.clone(),
-                expected: "an integer dtype".to_string(),
+                expected: "an integer dtype (int8 to int64, uint8 to uint64)".to_string(),
             })
         }
     };
@@ -469,12 +519,18 @@ pub(crate) fn read_indices<I: Index>(h: &Header, r: &mut dyn Read) -> Result<Vec
 
 /// Reads a numeric array of header `h` from `r` into `T` (see
 /// [`NpzArchive::value_array`]).
-pub(crate) fn read_values<T: Scalar>(h: &Header, r: &mut dyn Read) -> Result<Vec<T>, NpzErrorKind> {
+pub(crate) fn read_values<T: Scalar>(
+    h: &Header,
+    r: &mut dyn Read,
+    check: &mut ValueCheck,
+) -> Result<Vec<T>, NpzErrorKind> {
     let n = h.count().unwrap_or(0);
     if h.dtype.descr.ends_with(&T::NPY_DESCR[1..])
         && matches!(h.dtype.kind, DKind::Float | DKind::Complex)
     {
-        return read_verbatim::<T>(r, n);
+        let v = read_verbatim::<T>(r, n)?;
+        check.check_all(&v).map_err(NpzErrorKind::BadValue)?;
+        return Ok(v);
     }
     let size = h.dtype.size;
     let wrong = || NpzErrorKind::WrongDtype {
@@ -509,9 +565,13 @@ pub(crate) fn read_values<T: Scalar>(h: &Header, r: &mut dyn Read) -> Result<Vec
     };
     let mut out =
         try_with_capacity(n, "the array").map_err(|e| NpzErrorKind::Alloc(Box::new(e)))?;
-    read_converted(r, n, size, |_, b| {
+    read_converted(r, n, size, |pos, b| {
         let (re, im) = conv(b);
-        out.push(T::from_parts(re, im));
+        let v = T::from_parts(re, im);
+        check
+            .check_one(pos, re, im, v)
+            .map_err(NpzErrorKind::BadValue)?;
+        out.push(v);
         Ok(())
     })?;
     Ok(out)

@@ -93,7 +93,7 @@ fn coo_roundtrip_with_duplicates() {
     assert_eq!(e.array(), Some("data"));
     let msg = e.to_string();
     assert!(
-        msg.starts_with("c.npz: array `data` has dtype `<c16`"),
+        msg.starts_with("c.npz: array `data` has dtype complex128 (`<c16`)"),
         "{msg}"
     );
 }
@@ -530,4 +530,115 @@ fn npy_file_roundtrip() {
         NpzErrorKind::Truncated { .. }
     ));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 1x3 CSR archive with the given data and index arrays.
+fn csr_with<T: NpyElement, J: NpyElement>(data: &[T], indices: &[J]) -> Vec<u8> {
+    bytes_of(|w| {
+        w.add_array("data", &[data.len()], data).unwrap();
+        w.add_array("indices", &[indices.len()], indices).unwrap();
+        w.add_array::<i32>("indptr", &[2], &[0, 3]).unwrap();
+        w.add_format_tag("csr").unwrap();
+        w.add_shape(1, 3).unwrap();
+    })
+}
+
+#[test]
+fn values_follow_the_validity_rule() {
+    let nan = csr_with(&[1.0f64, f64::NAN, 2.0], &[0i32, 1, 2]);
+    let e = err_of(read_npz_bytes::<f64, i32>(nan.clone(), "n.npz"));
+    assert_eq!(e.array(), Some("data"));
+    assert!(
+        matches!(e.kind(), NpzErrorKind::BadValue(b) if b.pos == 1),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.starts_with("n.npz: array `data` holds the non-finite value NaN at position 1"),
+        "{text}"
+    );
+    // Converted (f64 -> f32) as well as verbatim.
+    assert!(read_npz_bytes::<f32, i64>(nan.clone(), "n.npz").is_err());
+    // Lenient: accepted, one warning naming the array and the position.
+    let mut a = NpzArchive::from_bytes(nan, "n.npz").unwrap();
+    a.set_lenient(true);
+    let m: AnyMatrix<f32, i32> = read_matrix(&mut a).unwrap();
+    assert_eq!(m.nnz(), 3);
+    let w = a.take_warnings();
+    assert_eq!(w.len(), 1);
+    assert!(w[0].message.contains("array `data`") && w[0].message.contains("position 1"));
+    // f64 -> f32 overflow: refused in both modes, as `1e39` in a .mtx.
+    let big = csr_with(&[1.0f64, 1e39, 2.0], &[0i32, 1, 2]);
+    assert!(read_npz_bytes::<f64, i32>(big.clone(), "b.npz").is_ok());
+    let e = err_of(read_npz_bytes::<f32, i32>(big.clone(), "b.npz"));
+    assert!(
+        e.to_string()
+            .contains("1e39 at position 1, which is out of range for f32"),
+        "{e}"
+    );
+    let mut a = NpzArchive::from_bytes(big, "b.npz").unwrap();
+    a.set_lenient(true);
+    assert!(read_matrix::<f32, i32>(&mut a).is_err());
+    // Integer values are fine; complex NaN parts are found too.
+    assert!(read_npz_bytes::<f32, i32>(csr_with(&[1i64, 2, 3], &[0i32, 1, 2]), "i.npz").is_ok());
+    let z = [
+        Complex64::new(1.0, 0.0),
+        Complex64::new(0.0, f64::INFINITY),
+        Complex64::new(1.0, 1.0),
+    ];
+    let e = err_of(read_npz_bytes::<crate::Complex32, i32>(
+        csr_with(&z, &[0i32, 1, 2]),
+        "z.npz",
+    ));
+    assert!(
+        matches!(e.kind(), NpzErrorKind::BadValue(b) if b.pos == 1),
+        "{e}"
+    );
+}
+
+#[test]
+fn bool_indices_are_refused_naming_the_dtype() {
+    let b = csr_with(&[1.0f64, 2.0, 3.0], &[0u8, 1, 1]);
+    assert!(
+        read_npz_bytes::<f64, i32>(b, "u.npz").is_ok(),
+        "uint8 is an integer dtype"
+    );
+    // Rewrite the `indices` dtype from |u1 to |b1 (same size and layout).
+    let mut b = csr_with(&[1.0f64, 2.0, 3.0], &[0u8, 1, 1]);
+    let at = b.windows(4).position(|w| w == b"|u1'").unwrap();
+    b[at + 1] = b'b';
+    let e = err_of(read_npz_bytes::<f64, i32>(b, "b.npz"));
+    assert_eq!(e.array(), Some("indices"));
+    assert!(
+        e.to_string().contains("array `indices` has dtype bool"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unsupported_tags_list_the_supported_ones() {
+    let tags = supported_tags();
+    for k in crate::FormatKind::ALL {
+        assert!(tags.contains(&k.name()));
+    }
+    assert!(tags.contains(&"csc"));
+    for tag in ["dia", "bsr"] {
+        let b = bytes_of(|w| {
+            w.add_format_tag(tag).unwrap();
+            w.add_shape(2, 2).unwrap();
+        });
+        let e = err_of(read_npz_bytes::<f64, i32>(b.clone(), "d.npz"));
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("format {tag} is not supported")),
+            "{text}"
+        );
+        assert!(text.contains(&tags.join(", ")), "{text}");
+        // `info` (what `probe` uses) says the same before looking for arrays.
+        let e = NpzArchive::from_bytes(b, "d.npz")
+            .unwrap()
+            .info()
+            .unwrap_err();
+        assert!(e.to_string().contains("is not supported"), "{e}");
+    }
 }

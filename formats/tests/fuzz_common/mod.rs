@@ -116,6 +116,192 @@ pub fn fuzz_npz(data: &[u8]) {
     }
 }
 
+/// Messages are one line: control characters from the input are escaped.
+fn one_line(e: &impl std::fmt::Display) {
+    let text = e.to_string();
+    assert!(
+        !text.chars().any(|c| c.is_control()),
+        "a message holds a control character: {text:?}"
+    );
+}
+
+/// Container detection and loading as the command line does them: the
+/// bytes are written to a file (one per process, reused), detected, probed
+/// and loaded strictly and leniently; Matrix Market also from memory (as
+/// standard input). Detection by path must agree with detection by bytes,
+/// every accepted matrix goes through SpMV, every message is one line.
+pub fn fuzz_detect_load(data: &[u8]) {
+    use sparsetool_formats::io::{self, Container, Input, LoadOptions};
+    let path = std::env::temp_dir().join(format!("sparsetool-fuzz-{}.bin", std::process::id()));
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    let by_bytes = io::detect_bytes(&data[..data.len().min(8)]);
+    if let Ok(c) = io::detect(&path) {
+        assert_eq!(c, by_bytes, "detect(path) and detect_bytes disagree");
+    }
+    let file = Input::open(&path);
+    let mem = Input::Bytes {
+        name: "<stdin>".into(),
+        bytes: data.to_vec(),
+    };
+    for lenient in [false, true] {
+        let opts = LoadOptions {
+            lenient,
+            verify_checksums: true,
+        };
+        for input in [file.as_ref().ok(), Some(&mem)].into_iter().flatten() {
+            if matches!(input, Input::Bytes { .. }) && by_bytes != Container::Mtx {
+                // Only Matrix Market is read from standard input.
+                assert!(io::load::<f64, i32>(input, &opts).is_err());
+                continue;
+            }
+            if let Err(e) = io::probe(input, &opts) {
+                one_line(&e);
+            }
+            match io::load::<f64, i32>(input, &opts) {
+                Ok(l) => {
+                    check_matrix(&l.matrix);
+                    // Strict reading never returns NaN or infinities.
+                    assert!(
+                        lenient || finite_values(&l.matrix),
+                        "strict read returned a non-finite value"
+                    );
+                }
+                Err(e) => one_line(&e),
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `.npz` shapes and values: an archive built from the input (format tag,
+/// shape, and `data`/`indices`/`indptr`/`row`/`col` arrays of fuzz-chosen
+/// dtypes, shapes and raw bytes: NaN, infinities, values beyond `f32`,
+/// negative or huge indices), read strictly and leniently into `f64` and
+/// `f32`. A strict read never returns a NaN or an infinity; a lenient read
+/// that returns one has warned about it; an `f32` read never turns a finite
+/// value into an infinity; every message is one line.
+pub fn fuzz_npz_values(data: &[u8]) {
+    use sparsetool_formats::npz::NpzWriter;
+    let mut it = data.iter().copied();
+    let mut next = || it.next().unwrap_or(0);
+    const TAGS: [&str; 9] = [
+        "csr", "coo", "csc", "ell", "jds", "sell", "hyb", "dia", "bsr",
+    ];
+    let tag = TAGS[usize::from(next()) % TAGS.len()];
+    let dims = [usize::from(next() % 8), usize::from(next() % 8)];
+    let mut z = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    let rest: Vec<u8> = data.iter().skip(3).copied().collect();
+    let mut chunks = rest.chunks(24);
+    for name in ["data", "indices", "indptr", "row", "col"] {
+        let Some(c) = chunks.next() else { break };
+        let (kind, bytes) = c.split_first().unwrap_or((&0, &[]));
+        let two_d = kind & 0x80 != 0;
+        let r = match kind % 7 {
+            0 => add(&mut z, name, two_d, le(bytes, f64::from_le_bytes)),
+            1 => add(&mut z, name, two_d, le(bytes, f32::from_le_bytes)),
+            2 => add(&mut z, name, two_d, le(bytes, i32::from_le_bytes)),
+            3 => add(&mut z, name, two_d, le(bytes, i64::from_le_bytes)),
+            4 => add(&mut z, name, two_d, bytes.to_vec()),
+            5 => add(
+                &mut z,
+                name,
+                two_d,
+                le(bytes, |b: [u8; 16]| {
+                    let (re, im) = b.split_at(8);
+                    let f = |h: &[u8]| f64::from_le_bytes(h.try_into().unwrap_or([0; 8]));
+                    Complex64::new(f(re), f(im))
+                }),
+            ),
+            _ => Ok(()),
+        };
+        if r.is_err() {
+            return;
+        }
+    }
+    if z.add_format_tag(tag).is_err() || z.add_shape(dims[0], dims[1]).is_err() {
+        return;
+    }
+    let Ok(cursor) = z.finish() else { return };
+    let bytes = cursor.into_inner();
+    for lenient in [false, true] {
+        let Ok(mut a) = NpzArchive::from_bytes(bytes.clone(), "fuzz.npz") else {
+            return;
+        };
+        a.set_lenient(lenient);
+        match npz::read_matrix::<f64, i32>(&mut a) {
+            Ok(m) => {
+                check_matrix(&m);
+                let finite = finite_values(&m);
+                assert!(finite || lenient, "strict read returned a non-finite value");
+                assert!(
+                    finite || !a.take_warnings().is_empty(),
+                    "non-finite value without a warning"
+                );
+            }
+            Err(e) => one_line(&e),
+        }
+        let Ok(mut a) = NpzArchive::from_bytes(bytes.clone(), "fuzz.npz") else {
+            return;
+        };
+        a.set_lenient(lenient);
+        match npz::read_matrix::<f32, i64>(&mut a) {
+            Ok(m) => {
+                check_matrix(&m);
+                let finite = finite_values(&m);
+                assert!(
+                    finite || !a.take_warnings().is_empty(),
+                    "f32: an infinity without a warning"
+                );
+            }
+            Err(e) => one_line(&e),
+        }
+    }
+}
+
+/// `b` (zero-padded to a multiple of `N` bytes) read as little-endian
+/// elements.
+fn le<T, const N: usize>(b: &[u8], from: impl Fn([u8; N]) -> T) -> Vec<T> {
+    b.chunks(N)
+        .map(|c| {
+            let mut a = [0u8; N];
+            a[..c.len()].copy_from_slice(c);
+            from(a)
+        })
+        .collect()
+}
+
+/// Adds `v` as a 1-d array, or 2-d (`[2, len/2]`) when `two_d` and even.
+fn add<T: sparsetool_formats::npz::NpyElement, W: std::io::Write + std::io::Seek>(
+    z: &mut sparsetool_formats::npz::NpzWriter<W>,
+    name: &str,
+    two_d: bool,
+    v: Vec<T>,
+) -> Result<(), npz::NpzError> {
+    if two_d && v.len() % 2 == 0 {
+        z.add_array(name, &[2, v.len() / 2], &v)
+    } else {
+        z.add_array(name, &[v.len()], &v)
+    }
+}
+
+/// Whether every stored value of `m` is finite (padding included).
+fn finite_values<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> bool {
+    match m {
+        AnyMatrix::Coo(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Csr(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Csc(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Ell(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Jds(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Sell(x) => x.values().iter().all(|v| v.is_finite()),
+        AnyMatrix::Hyb(x) => {
+            x.ell().values().iter().all(|v| v.is_finite())
+                && x.coo().values().iter().all(|v| v.is_finite())
+        }
+    }
+}
+
 /// The reader's cap on the section count (`binary::header::MAX_SECTIONS`,
 /// not exported).
 const MAX_SECTIONS: usize = 64;
