@@ -206,15 +206,7 @@ pub(super) fn coordinate_checks(
 
 /// The first diagonal value of a hermitian array file (column-major lower
 /// triangle, `dense`) with a non-zero imaginary part: `(line, row, im)`.
-///
-/// `b` is the data section of a file in memory; for a stream (`None`) the
-/// line is unknown and reported as 0 (the error then names the entry
-/// only: lines are 1-based, so 0 is never a line).
-fn first_nonreal_diagonal<T: Scalar>(
-    b: Option<&[u8]>,
-    h: &Header,
-    dense: &[T],
-) -> Option<(u64, u64, f64)> {
+fn first_nonreal_diagonal<T: Scalar>(b: &[u8], h: &Header, dense: &[T]) -> Option<(u64, u64, f64)> {
     // Column j starts at entry j*m - j*(j-1)/2 and holds (j, j) first.
     let m = h.nrows;
     let mut k = 0usize;
@@ -222,7 +214,7 @@ fn first_nonreal_diagonal<T: Scalar>(
         let v = *dense.get(k)?;
         if v.im() != 0.0 {
             // The line is looked up only in this rare case.
-            let line = b.map_or(0, |b| skip_data_lines(b, h.data_line, k).1);
+            let (_, line) = skip_data_lines(b, h.data_line, k);
             return Some((line, j as u64 + 1, v.im()));
         }
         k += m - j;
@@ -239,7 +231,7 @@ pub(super) fn array_checks(
     warnings: &mut Vec<Warning>,
 ) -> Result<(), LineError> {
     if let (Some((line, row, im)), false) = (st.nonreal_diagonal, lenient) {
-        return Err(((line > 0).then_some(line), nonreal_diagonal(row, im)));
+        return Err((Some(line), nonreal_diagonal(row, im)));
     }
     if let Some(line) = st.extra {
         warnings.push(Warning {
@@ -268,7 +260,7 @@ fn value_warnings(st: &Stats, warnings: &mut Vec<Warning>) {
     }
     if let Some((line, _, _)) = st.nonreal_diagonal {
         warnings.push(Warning {
-            line: (line > 0).then_some(line),
+            line: Some(line),
             message: "non-real diagonal values in a hermitian file kept as stored (first here)"
                 .into(),
         });
@@ -432,8 +424,9 @@ fn read_array<T: Scalar, I: Index>(
             (st, v, None)
         }
     };
-    if h.symmetry == MmSymmetry::Hermitian {
-        st.nonreal_diagonal = first_nonreal_diagonal(bytes, h, &dense);
+    // (A stream records it while reading, with its line.)
+    if let (MmSymmetry::Hermitian, Some(b)) = (h.symmetry, bytes) {
+        st.nonreal_diagonal = first_nonreal_diagonal(b, h, &dense);
     }
     array_checks(&st, opts.lenient, warnings)?;
     let (m, n) = (h.nrows, h.ncols);

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::chunk::{chunks, data_line_count, line_count, run, skip_data_lines, Plan};
 use super::error::{LineError, MmErrorKind};
-use super::header::Header;
+use super::header::{Header, MmSymmetry};
 use super::parse::{array_chunk, coord_chunk, Cfg, End, Stats};
 use super::scan::stream_blocks;
 use super::Warning;
@@ -72,12 +72,12 @@ fn read_blocks<'r>(
     h: &Header,
     lenient: bool,
     warnings: &mut Vec<Warning>,
-    mut parse_block: impl FnMut(&[u8], &Plan, usize) -> Result<Stats, LineError>,
+    mut parse_block: impl FnMut(&[u8], u64, &Plan, usize) -> Result<Stats, LineError>,
 ) -> Result<Stats, LineError> {
     let parse = |b: &[u8], line, limit, _first| {
         let (plan, end) = block_plan(b, line, limit);
         let n = plan.counts.iter().sum();
-        Ok((parse_block(b, &plan, n)?, end))
+        Ok((parse_block(b, line, &plan, n)?, end))
     };
     stream_blocks(head, rest, gz, h, lenient, BLOCK, warnings, parse)
 }
@@ -101,7 +101,7 @@ pub(super) fn coordinate<'r, T: Scalar, I: Index>(
     warnings: &mut Vec<Warning>,
 ) -> Result<Entries<T, I>, LineError> {
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    let st = read_blocks(head, rest, gz, h, cfg.lenient, warnings, |b, plan, n| {
+    let st = read_blocks(head, rest, gz, h, cfg.lenient, warnings, |b, _, plan, n| {
         let at = vals.len();
         try_grow(&mut rows, n, "row indices").map_err(alloc_err)?;
         try_grow(&mut cols, n, "column indices").map_err(alloc_err)?;
@@ -112,7 +112,10 @@ pub(super) fn coordinate<'r, T: Scalar, I: Index>(
     Ok((st, rows, cols, vals))
 }
 
-/// The values of an array file's data streamed from `rest`.
+/// The values of an array file's data streamed from `rest`. In a
+/// hermitian file, the first diagonal value that is not real is recorded
+/// with its line (`Stats::nonreal_diagonal`), as the in-memory reader
+/// records it.
 pub(super) fn array<'r, T: Scalar>(
     head: Vec<u8>,
     rest: Box<dyn Read + Send + 'r>,
@@ -121,15 +124,40 @@ pub(super) fn array<'r, T: Scalar>(
     cfg: &Cfg,
     warnings: &mut Vec<Warning>,
 ) -> Result<(Stats, Vec<T>), LineError> {
-    let mut vals = Vec::new();
-    let st = read_blocks(head, rest, gz, h, cfg.lenient, warnings, |b, plan, n| {
-        let at = vals.len();
-        try_grow(&mut vals, n, "values").map_err(alloc_err)?;
-        Ok(run(b, plan, &mut vals[at..], |c, l0, o| {
-            array_chunk(c, l0, cfg, o)
-        })?
-        .0)
-    })?;
+    let mut vals: Vec<T> = Vec::new();
+    let herm = h.symmetry == MmSymmetry::Hermitian;
+    // The next diagonal entry's position among the values, and its column:
+    // column j of the stored lower triangle starts with (j, j) and holds
+    // nrows - j values.
+    let (mut diag, mut col) = (0usize, 0usize);
+    let mut found = None;
+    let st = read_blocks(
+        head,
+        rest,
+        gz,
+        h,
+        cfg.lenient,
+        warnings,
+        |b, line, plan, n| {
+            let at = vals.len();
+            try_grow(&mut vals, n, "values").map_err(alloc_err)?;
+            let mut st = run(b, plan, &mut vals[at..], |c, l0, o| {
+                array_chunk(c, l0, cfg, o)
+            })?
+            .0;
+            while herm && found.is_none() && diag < at + n && col < h.ncols.min(h.nrows) {
+                let im = vals[diag].im();
+                if im != 0.0 {
+                    let (_, l) = skip_data_lines(b, line, diag - at);
+                    found = Some((l, col as u64 + 1, im));
+                    st.nonreal_diagonal = found;
+                }
+                diag += h.nrows - col;
+                col += 1;
+            }
+            Ok(st)
+        },
+    )?;
     Ok((st, vals))
 }
 
@@ -142,7 +170,7 @@ mod tests {
         let b = b"1 1\n% c\n\n2 2\n3 3\n";
         let (p, end) = block_plan(b, 5, 2);
         assert_eq!(p.counts, [2]);
-        assert_eq!((end.pos, end.line), (16, 9));
+        assert_eq!((end.pos, end.line), (13, 9));
         let (p, end) = block_plan(b, 5, 10);
         assert_eq!(p.counts, [3]);
         assert_eq!((end.pos, end.line), (b.len(), 10));
