@@ -133,7 +133,12 @@ pub struct MatrixOutArgs {
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// Container of OUT, whatever its extension.
-    #[arg(long, value_enum, ignore_case = true, value_name = "npz|spb|mtx|mtx.gz")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_name = "npz|spb|mtx|mtx.gz"
+    )]
     pub output_format: Option<MatrixOut>,
     /// Overwrite OUT if it exists.
     #[arg(long)]

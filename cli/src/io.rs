@@ -79,7 +79,9 @@ impl Target {
         if a.output.as_os_str() == "-" {
             let kind = given.unwrap_or(OutputKind::Mtx);
             if json {
-                bail!("-o - writes the matrix to stdout; --json would mix into it: write to a file");
+                bail!(
+                    "-o - writes the matrix to stdout; --json would mix into it: write to a file"
+                );
             }
             refuse_binary_terminal(kind != OutputKind::Mtx, container_name(kind))?;
             return Ok(Self {
@@ -123,7 +125,14 @@ pub fn save<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, target: &Target) -> anyhow
     let _spin = Spinner::start(format!("writing {name}"), m.nnz() > 5_000_000);
     match &target.path {
         Some(p) => {
-            io::save_as(p, target.kind, m.as_ref(), &SaveOptions { force: target.force })?;
+            io::save_as(
+                p,
+                target.kind,
+                m.as_ref(),
+                &SaveOptions {
+                    force: target.force,
+                },
+            )?;
             Ok(std::fs::metadata(p).map(|md| md.len()).unwrap_or(0))
         }
         None => {

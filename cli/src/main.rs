@@ -86,11 +86,14 @@ fn print_parse_error(e: &clap::Error) {
         return;
     }
     let text = e.render().to_string();
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("tip: to pass '"))
-        .collect();
-    eprintln!("{}", kept.join("\n"));
+    let mut kept: Vec<&str> = Vec::new();
+    for l in text.lines() {
+        let blank_again = l.trim().is_empty() && kept.last().is_some_and(|p| p.trim().is_empty());
+        if !l.trim_start().starts_with("tip: to pass '") && !blank_again {
+            kept.push(l);
+        }
+    }
+    eprintln!("{}", kept.join("\n").trim_end());
 }
 
 #[cfg(test)]

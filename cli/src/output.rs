@@ -93,7 +93,11 @@ impl Written {
         };
         note!(
             "{what} {} ({}): {}, {} x {}, {}, {}, {} bytes, {:.3} s",
-            if self.output == "-" { "<stdout>" } else { &self.output },
+            if self.output == "-" {
+                "<stdout>"
+            } else {
+                &self.output
+            },
             self.container,
             self.format,
             self.nrows,

@@ -41,5 +41,8 @@ fn committed_plots_are_what_the_script_makes() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 2, "scripts/plots.sh should make memplus.png and arrow.svg");
+    assert_eq!(
+        compared, 2,
+        "scripts/plots.sh should make memplus.png and arrow.svg"
+    );
 }

@@ -161,7 +161,9 @@ mod measure {
             Ok(ctx) => ctx,
             Err(e) => {
                 super::report_only(a, src)?;
-                return Err(EnvError(format!("{e}; the measurement (--measure) was skipped")).into());
+                return Err(
+                    EnvError(format!("{e}; the measurement (--measure) was skipped")).into(),
+                );
             }
         };
         with_types!(

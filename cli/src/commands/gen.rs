@@ -6,8 +6,8 @@ use sparsetool_fixtures::gen::{generate, GenKind, GenParams};
 use sparsetool_formats::{fits_index, Index, Scalar};
 
 use crate::args::GenArgs;
-use crate::dispatch::with_types;
 use crate::commands::convert::written;
+use crate::dispatch::with_types;
 use crate::io::{save, Target};
 use crate::output::Timings;
 use sparsetool_formats::io::{Container, Probe};

@@ -4,9 +4,9 @@ use std::io::Write;
 
 use serde::Serialize;
 use sparsetool_formats::binary::{SpbFile, SpbOptions};
-use sparsetool_formats::{Index, Scalar};
 use sparsetool_formats::mm::{self, MmFormat, MmSymmetry, ReadOptions};
 use sparsetool_formats::npz::NpzArchive;
+use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{InfoArgs, ReadArgs};
 use crate::dispatch::with_types;
@@ -182,7 +182,10 @@ pub fn render(r: &InfoReport) -> String {
     if r.expanded_exact {
         rows.push(("entries (expanded)", r.nnz_expanded_max.to_string()));
     } else {
-        rows.push(("entries (expanded, at most)", r.nnz_expanded_max.to_string()));
+        rows.push((
+            "entries (expanded, at most)",
+            r.nnz_expanded_max.to_string(),
+        ));
     }
     rows.push(("format", r.format.clone()));
     rows.push(("field", r.field.clone()));

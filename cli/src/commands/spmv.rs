@@ -173,7 +173,11 @@ pub fn write_mtx_vector<T: Scalar>(w: &mut dyn Write, y: &[T]) -> std::io::Resul
     let field = if T::IS_COMPLEX { "complex" } else { "real" };
     let mut buf = std::io::BufWriter::new(w);
     writeln!(buf, "%%MatrixMarket matrix array {field} general")?;
-    writeln!(buf, "% y = A x, written by sparsetool {}", env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        buf,
+        "% y = A x, written by sparsetool {}",
+        env!("CARGO_PKG_VERSION")
+    )?;
     writeln!(buf, "{} 1", y.len())?;
     for v in y {
         if T::IS_COMPLEX {
@@ -205,7 +209,11 @@ pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
     let target = VectorTarget::new(a)?;
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
-    with_types!(types, dtype(a.dtype, &types), run_typed(a, &src, target.as_ref()))
+    with_types!(
+        types,
+        dtype(a.dtype, &types),
+        run_typed(a, &src, target.as_ref())
+    )
 }
 
 fn run_typed<T: Scalar, I: Index>(
