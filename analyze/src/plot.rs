@@ -170,19 +170,29 @@ macro_rules! histogram_body {
             .draw()
             .map_err(draw_err)?;
         $chart
+            // One rectangle per bin, in bin order (plotters' `Histogram`
+            // collects through a HashMap, which made the SVG's element
+            // order differ from run to run).
             .draw_series(
-                Histogram::vertical(&$chart)
-                    .style(SERIES_COLORS[0].filled())
-                    .margin(2)
-                    .baseline($base)
-                    .data(
-                        $report
-                            .histogram
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, b)| b.rows > 0)
-                            .map(|(i, b)| (i as u32, b.rows as f64)),
-                    ),
+                $report
+                    .histogram
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.rows > 0)
+                    .map(|(i, b)| {
+                        let x = i as u32;
+                        let next = if i + 1 < n {
+                            SegmentValue::Exact(x + 1)
+                        } else {
+                            SegmentValue::Last
+                        };
+                        let mut rect = Rectangle::new(
+                            [(SegmentValue::Exact(x), b.rows as f64), (next, $base)],
+                            SERIES_COLORS[0].filled(),
+                        );
+                        rect.set_margin(0, 0, 2, 2);
+                        rect
+                    }),
             )
             .map_err(draw_err)?;
     }};

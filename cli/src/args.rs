@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use sparsetool_formats::io::OutputKind;
 use sparsetool_formats::{FormatKind, Precision};
 
 /// Inspect, analyze, convert and benchmark sparse matrices.
@@ -26,6 +27,14 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Print only results and errors: no warnings, notes, summary or timing
+    /// lines, no spinners.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Worker threads for reading, converting, analyzing and CPU SpMV
+    /// (default: RAYON_NUM_THREADS, else one per logical CPU).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
 }
 
 /// Subcommands.
@@ -50,6 +59,90 @@ pub enum Command {
     ///
     /// Example: `sparsetool gen laplace2d --rows 1000000 -o lap.mtx`
     Gen(GenArgs),
+    /// Print a shell completion script on stdout.
+    ///
+    /// Example: `sparsetool completions bash > ~/.local/share/bash-completion/completions/sparsetool`
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout, or write one page per command
+    /// into a directory.
+    ///
+    /// Example: `sparsetool man | man -l -`
+    Man(ManArgs),
+}
+
+/// `completions` arguments.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum, ignore_case = true)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `man` arguments.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write sparsetool.1 and one sparsetool-COMMAND.1 per command into this
+    /// existing directory instead of printing the main page.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Overwrite pages that exist in DIR.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Containers a matrix can be written in (`--output-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MatrixOut {
+    /// NumPy zip archive.
+    Npz,
+    /// sparsetool binary layout.
+    Spb,
+    /// Matrix Market text.
+    Mtx,
+    /// gzip-compressed Matrix Market text.
+    #[value(name = "mtx.gz")]
+    MtxGz,
+}
+
+impl From<MatrixOut> for OutputKind {
+    fn from(k: MatrixOut) -> Self {
+        match k {
+            MatrixOut::Npz => OutputKind::Npz,
+            MatrixOut::Spb => OutputKind::Spb,
+            MatrixOut::Mtx => OutputKind::Mtx,
+            MatrixOut::MtxGz => OutputKind::MtxGz,
+        }
+    }
+}
+
+/// Containers a vector can be written in (`spmv --output-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VectorOut {
+    /// Matrix Market `array real general` (n x 1) text.
+    Mtx,
+    /// NumPy `.npy`.
+    Npy,
+}
+
+/// Where a matrix goes: `-o`, `--output-format`, `--force`.
+#[derive(Debug, Args, Clone)]
+pub struct MatrixOutArgs {
+    /// Output file; its extension picks the container (.spb, .npz, .mtx,
+    /// .mtx.gz) unless --output-format says; `-` writes to stdout (Matrix
+    /// Market text unless --output-format says).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Container of OUT, whatever its extension.
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_name = "npz|spb|mtx|mtx.gz"
+    )]
+    pub output_format: Option<MatrixOut>,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options shared by every command that reads a matrix.
@@ -74,6 +167,10 @@ pub struct InfoArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Validate the whole file (every entry, checksums and structural
+    /// invariants, by loading it) and print one line `FILE: ok (...)`.
+    #[arg(long, conflicts_with = "json")]
+    pub verify: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -90,9 +187,10 @@ pub struct AnalyzeArgs {
     /// (.png or .svg).
     #[arg(long, value_name = "OUT.png|OUT.svg")]
     pub plot: Option<PathBuf>,
-    /// Value type the byte counts assume.
-    #[arg(long, value_parser = precision(), default_value = "f64")]
-    pub dtype: Precision,
+    /// Value type the byte counts assume (default: the file's own precision;
+    /// f64 for Matrix Market).
+    #[arg(long, value_parser = precision(), ignore_case = true)]
+    pub dtype: Option<Precision>,
     /// Overwrite the plot file if it exists.
     #[arg(long)]
     pub force: bool,
@@ -102,11 +200,11 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub measure: bool,
     /// How many formats --measure times (their best-predicted layouts).
-    #[arg(long, default_value_t = 3, value_name = "N", value_parser = bounded(1, 16))]
-    pub measure_top: usize,
-    /// Timed launches per kernel for --measure (median reported).
-    #[arg(long, default_value_t = 20, value_parser = bounded(1, MAX_REPS))]
-    pub reps: usize,
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub measure_top: u16,
+    /// Timed intervals per kernel for --measure (median reported).
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
+    pub reps: u32,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -135,6 +233,11 @@ fn precision() -> impl clap::builder::TypedValueParser<Value = Precision> {
     .try_map(|s| s.parse::<Precision>())
 }
 
+/// The value parser of counts that must be positive (`--slice`, `--rows`, ...).
+fn positive() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+}
+
 /// The `--to`/`--format` value parser: the names of
 /// [`FormatKind`], listed in `--help`.
 fn format_kind() -> impl clap::builder::TypedValueParser<Value = FormatKind> {
@@ -150,14 +253,13 @@ fn format_kind() -> impl clap::builder::TypedValueParser<Value = FormatKind> {
 pub struct ConvertArgs {
     /// Input file.
     pub file: PathBuf,
-    /// Target format.
-    #[arg(long, value_parser = format_kind())]
+    /// Target format (`--format` is the same flag).
+    #[arg(long, visible_alias = "format", value_parser = format_kind(), ignore_case = true)]
     pub to: FormatKind,
-    /// Output file; its extension picks the container: .spb, .npz, .mtx (also .mtx.gz).
-    #[arg(short, long)]
-    pub output: PathBuf,
+    #[command(flatten)]
+    pub out: MatrixOutArgs,
     /// ELL width (default: the longest row; smaller widths are refused: use HYB).
-    #[arg(long, value_name = "K", value_parser = bounded(1, u64::MAX))]
+    #[arg(long, value_name = "K", value_parser = positive())]
     pub ell_width: Option<usize>,
     /// HYB width: a number, or `auto` for the recommended width.
     #[arg(long, value_name = "K|auto", default_value = "auto")]
@@ -166,20 +268,21 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "C", value_parser = bounded(1, MAX_SLICE))]
     pub slice: Option<usize>,
     /// SELL sorting window sigma (1 = no sorting; a multiple of C).
-    #[arg(long, value_name = "S", value_parser = bounded(1, u64::MAX))]
+    #[arg(long, value_name = "S", value_parser = positive())]
     pub sigma: Option<usize>,
     /// Allow ELL even when padding makes it more than 3x the size of CSR.
     #[arg(long)]
     pub allow_fill: bool,
-    /// Value type of the output.
-    #[arg(long, value_parser = precision(), default_value = "f64")]
-    pub dtype: Precision,
+    /// Value type of the output (default: the input's own precision; f64
+    /// for Matrix Market).
+    #[arg(long, value_parser = precision(), ignore_case = true)]
+    pub dtype: Option<Precision>,
     /// Print the wall time of each phase (read, convert, write) to stderr.
     #[arg(long)]
     pub timings: bool,
-    /// Overwrite OUT if it exists.
+    /// Print one JSON object (what was written, timings) on stdout.
     #[arg(long)]
-    pub force: bool,
+    pub json: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -199,8 +302,8 @@ pub struct SpmvArgs {
     /// Input file.
     pub file: PathBuf,
     /// Storage format to multiply in (default: the format the file stores;
-    /// CSR for Matrix Market).
-    #[arg(long, value_parser = format_kind())]
+    /// CSR for Matrix Market). `--to` is the same flag.
+    #[arg(long, visible_alias = "to", value_parser = format_kind(), ignore_case = true)]
     pub format: Option<FormatKind>,
     /// Where to run.
     #[arg(long, value_enum, default_value = "cpu")]
@@ -212,19 +315,29 @@ pub struct SpmvArgs {
     /// Seed of `--x random` (the same seed gives the same x on every machine).
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Write y to this .npy file.
-    #[arg(short, long)]
+    /// Write y to this file: .mtx (Matrix Market array, n x 1) or .npy, by
+    /// extension unless --output-format says; `-` writes to stdout.
+    #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Compute y = A^T x (x has nrows entries, y has ncols); on the GPU
     /// through the CSR kernels on the CSC arrays.
     #[arg(long)]
     pub transpose: bool,
-    /// Value type.
-    #[arg(long, value_parser = precision(), default_value = "f64")]
-    pub dtype: Precision,
+    /// Container of OUT, whatever its extension (stdout: mtx by default).
+    #[arg(long, value_enum, ignore_case = true, value_name = "mtx|npy")]
+    pub output_format: Option<VectorOut>,
+    /// Value type (default: the file's own precision; f64 for Matrix Market).
+    #[arg(long, value_parser = precision(), ignore_case = true)]
+    pub dtype: Option<Precision>,
+    /// Allow building ELL even when padding makes it more than 3x the size of CSR.
+    #[arg(long)]
+    pub allow_fill: bool,
     /// Overwrite OUT if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Print one JSON object (shape, format, time, norm of y, output) on stdout.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -234,19 +347,23 @@ pub struct SpmvArgs {
 pub struct BenchArgs {
     /// Input file.
     pub file: PathBuf,
-    /// Formats to time: `all` or a comma-separated list (csr,ell,...).
-    #[arg(long, default_value = "all")]
+    /// Formats to time: `all` or a comma-separated list (csr,ell,...);
+    /// `--format` is the same flag.
+    #[arg(long, visible_alias = "format", default_value = "all")]
     pub formats: String,
     /// Where to run (default: the GPU when one is present, else the CPU with a
     /// one-line note; `--device gpu` without a GPU exits 2).
     #[arg(long, value_enum)]
     pub device: Option<DeviceArg>,
-    /// Value type.
-    #[arg(long, value_parser = precision(), default_value = "f32")]
-    pub dtype: Precision,
-    /// Timed repetitions per kernel (the median is reported).
-    #[arg(long, default_value_t = 30, value_parser = bounded(1, MAX_REPS))]
-    pub reps: usize,
+    /// Value type (default: the file's own precision; f64 for Matrix Market).
+    #[arg(long, value_parser = precision(), ignore_case = true)]
+    pub dtype: Option<Precision>,
+    /// Timed intervals per kernel (the median is reported).
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
+    pub reps: u32,
+    /// Time ELL even when padding makes it more than 3x the size of CSR.
+    #[arg(long)]
+    pub allow_fill: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -270,10 +387,10 @@ pub struct GenArgs {
     /// circuit.
     pub kind: String,
     /// Number of rows (Laplacians: rounded to a square/cubic grid).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = positive())]
     pub rows: usize,
     /// Number of columns (default: square).
-    #[arg(long)]
+    #[arg(long, value_parser = positive())]
     pub cols: Option<usize>,
     /// Mean entries per row (uniform, powerlaw, banded, dense-row, empty-rows, fem,
     /// circuit).
@@ -286,18 +403,17 @@ pub struct GenArgs {
     #[arg(long, default_value_t = 2.0)]
     pub alpha: f64,
     /// Longest row a power-law matrix may have (default: the column count).
-    #[arg(long, value_name = "N", value_parser = bounded(1, u64::MAX))]
+    #[arg(long, value_name = "N", value_parser = positive())]
     pub max_row_len: Option<usize>,
     /// Value type.
-    #[arg(long, value_parser = precision(), default_value = "f64")]
+    #[arg(long, value_parser = precision(), ignore_case = true, default_value = "f64")]
     pub dtype: Precision,
-    /// Output file (.mtx, .mtx.gz, .npz, .spb).
-    #[arg(short, long)]
-    pub output: PathBuf,
-    /// Overwrite OUT if it exists.
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub out: MatrixOutArgs,
     /// Print the wall time of each phase to stderr.
     #[arg(long)]
     pub timings: bool,
+    /// Print one JSON object (what was written, timings) on stdout.
+    #[arg(long)]
+    pub json: bool,
 }

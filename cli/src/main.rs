@@ -28,6 +28,8 @@ impl std::error::Error for EnvError {}
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     output::install_interrupt_handler();
+    output::set_quiet(cli.quiet);
+    output::set_threads(cli.threads)?;
     match cli.command {
         Command::Info(a) => commands::info::run(&a),
         Command::Analyze(a) => commands::analyze::run(&a),
@@ -35,6 +37,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spmv(a) => commands::spmv::run(&a),
         Command::Bench(a) => commands::bench::run(&a),
         Command::Gen(a) => commands::gen::run(&a),
+        Command::Completions(a) => commands::extra::completions(&a),
+        Command::Man(a) => commands::extra::man(&a),
     }
 }
 
@@ -45,7 +49,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            print_parse_error(&e);
             return if e.use_stderr() {
                 ExitCode::from(1)
             } else {
@@ -71,6 +75,25 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Prints a parser error. For an unknown flag, clap's tip "to pass
+/// '--flag' as a value, use '-- --flag'" is dropped: a misspelled flag is
+/// never meant as a file name here, and the tip sends users the wrong way.
+fn print_parse_error(e: &clap::Error) {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        let _ = e.print();
+        return;
+    }
+    let text = e.render().to_string();
+    let mut kept: Vec<&str> = Vec::new();
+    for l in text.lines() {
+        let blank_again = l.trim().is_empty() && kept.last().is_some_and(|p| p.trim().is_empty());
+        if !l.trim_start().starts_with("tip: to pass '") && !blank_again {
+            kept.push(l);
+        }
+    }
+    eprintln!("{}", kept.join("\n").trim_end());
 }
 
 #[cfg(test)]

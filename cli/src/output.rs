@@ -2,8 +2,114 @@
 //! (through [`sparsetool_formats::io`]), phase timings and spinners.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use serde::Serialize;
+
+/// `--quiet`: no warnings, notes, summary or timing lines, no spinners.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets `--quiet` for the whole run.
+pub fn set_quiet(q: bool) {
+    QUIET.store(q, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Prints a line on stderr unless `--quiet` (warnings, notes, summaries).
+macro_rules! note {
+    ($($t:tt)*) => {
+        if !$crate::output::quiet() {
+            eprintln!($($t)*);
+        }
+    };
+}
+pub(crate) use note;
+
+/// `--threads N`: sizes rayon's global pool (before any parallel work).
+pub fn set_threads(n: Option<u16>) -> anyhow::Result<()> {
+    if let Some(n) = n {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("--threads {n}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// `N one` or `N many`: `plural(1, "thread", "threads")` is `1 thread`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What `convert` and `gen` wrote: their summary line on stderr and their
+/// `--json` object on stdout (documented in `docs/cli.md`).
+#[derive(Debug, Serialize)]
+pub struct Written {
+    /// The input path (`convert`), or `null`.
+    pub input: Option<String>,
+    /// The generator kind (`gen`), or `null`.
+    pub kind: Option<String>,
+    /// The output path, or `-` for standard output.
+    pub output: String,
+    /// `spb`, `npz`, `mtx` or `mtx.gz`.
+    pub container: &'static str,
+    /// Storage format written.
+    pub format: String,
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Stored entries.
+    pub nnz: usize,
+    /// Value type (`f32`, `f64`, `c64`, `c128`).
+    pub dtype: String,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Wall time of the whole command, seconds.
+    pub seconds: f64,
+    /// Wall time of each phase, seconds.
+    pub timings: std::collections::BTreeMap<String, f64>,
+}
+
+impl Written {
+    /// Prints the summary line on stderr (unless `--quiet`), or with `json`
+    /// the JSON object on stdout.
+    pub fn report(&self, json: bool) -> anyhow::Result<()> {
+        use std::io::Write;
+        if json {
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut out, self)?;
+            writeln!(out)?;
+            return Ok(());
+        }
+        let what = match &self.kind {
+            Some(k) => format!("generated {k}, wrote"),
+            None => "wrote".to_string(),
+        };
+        note!(
+            "{what} {} ({}): {}, {} x {}, {}, {}, {} bytes, {:.3} s",
+            if self.output == "-" {
+                "<stdout>"
+            } else {
+                &self.output
+            },
+            self.container,
+            self.format,
+            self.nrows,
+            self.ncols,
+            plural(self.nnz, "entry", "entries"),
+            self.dtype,
+            self.bytes,
+            self.seconds
+        );
+        Ok(())
+    }
+}
 /// Installs a SIGINT/SIGTERM handler that removes the temporary files of
 /// writes in progress and exits with status 130.
 pub fn install_interrupt_handler() {
@@ -21,28 +127,44 @@ pub fn check_target(out: &Path, force: bool) -> anyhow::Result<()> {
     Ok(sparsetool_formats::io::check_target(out, force)?)
 }
 
-/// Phase timer for `--timings`: prints `phase: N.NNN s` lines to stderr.
+/// Phase timer for `--timings`: prints `phase: N.NNN s` lines to stderr
+/// and keeps every phase for `--json`.
 #[derive(Debug)]
 pub struct Timings {
     enabled: bool,
+    start: Instant,
     last: Instant,
+    phases: std::collections::BTreeMap<String, f64>,
 }
 
 impl Timings {
-    /// A timer that prints only when `enabled`.
+    /// A timer that prints only when `enabled` (and not `--quiet`).
     pub fn new(enabled: bool) -> Self {
+        let now = Instant::now();
         Self {
-            enabled,
-            last: Instant::now(),
+            enabled: enabled && !quiet(),
+            start: now,
+            last: now,
+            phases: std::collections::BTreeMap::new(),
         }
     }
     /// Ends the current phase.
     pub fn phase(&mut self, name: &str) {
         let now = Instant::now();
+        let secs = (now - self.last).as_secs_f64();
         if self.enabled {
-            eprintln!("{name}: {:.3} s", (now - self.last).as_secs_f64());
+            eprintln!("{name}: {secs:.3} s");
         }
+        *self.phases.entry(name.to_string()).or_default() += secs;
         self.last = now;
+    }
+    /// Seconds since the timer started.
+    pub fn total(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+    /// The phases so far, seconds each.
+    pub fn phases(&self) -> std::collections::BTreeMap<String, f64> {
+        self.phases.clone()
     }
 }
 
@@ -55,7 +177,7 @@ impl Spinner {
     /// Starts a spinner with `msg`.
     pub fn start(msg: String, big: bool) -> Self {
         use std::io::IsTerminal;
-        if !big || !std::io::stderr().is_terminal() {
+        if !big || quiet() || !std::io::stderr().is_terminal() {
             return Self(None);
         }
         let pb = indicatif::ProgressBar::new_spinner();

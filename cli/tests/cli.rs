@@ -1172,3 +1172,772 @@ fn lenient_accepts_nan_in_npz_and_spb_with_a_warning() {
         assert!(stderr(&o).contains("NaN"), "{}", stderr(&o));
     }
 }
+
+/// Runs the binary with `args` in `dir`.
+fn st_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("sparsetool runs")
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn seed(name: &str) -> String {
+    root()
+        .join("fixtures/matrices/seed")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn info_verifies_spb_checksums_and_verify_loads_everything() {
+    let dir = tmp();
+    let spb = dir.path().join("a.spb");
+    let spb_s = spb.to_str().unwrap();
+    ok(&["convert", &seed("A.mtx"), "--to", "csr", "-o", spb_s]);
+    let o = st(&["info", spb_s, "--verify"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("{spb_s}: ok (spb csr, 3 x 3, 5 entries, checksums verified)\n")
+    );
+    let o = st(&["info", &seed("A.mtx"), "--verify"]);
+    assert_eq!(
+        stdout(&o),
+        format!("{}: ok (mtx, 3 x 3, 5 entries)\n", seed("A.mtx"))
+    );
+    // Flip one byte of the value 5.0 (the last entry).
+    let mut bytes = fs::read(&spb).unwrap();
+    let five = 5.0f64.to_le_bytes();
+    let at = bytes
+        .windows(8)
+        .position(|w| w == five)
+        .expect("value 5.0 stored");
+    bytes[at + 7] ^= 0x01;
+    fs::write(&spb, &bytes).unwrap();
+    for args in [vec!["info", spb_s], vec!["info", spb_s, "--verify"]] {
+        let o = st(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?} accepted a flipped byte");
+        assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("a.spb"),
+            "names the file: {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty());
+    }
+    // Without checksums the structure is still fine: the flip is in a value.
+    let o = st(&["info", spb_s, "--no-verify-checksums"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = st(&["info", spb_s, "--verify", "--no-verify-checksums"]);
+    assert!(
+        stdout(&o).contains("checksums not verified"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn info_json_has_the_same_keys_for_every_container() {
+    let dir = tmp();
+    let spb = dir.path().join("a.spb");
+    let npz = dir.path().join("a.npz");
+    ok(&[
+        "convert",
+        &seed("A.mtx"),
+        "--to",
+        "sell",
+        "-o",
+        spb.to_str().unwrap(),
+    ]);
+    ok(&[
+        "convert",
+        &seed("A.mtx"),
+        "--to",
+        "csr",
+        "-o",
+        npz.to_str().unwrap(),
+    ]);
+    let keys = |f: &str| -> Vec<String> {
+        let v = json(&ok(&["info", f, "--json"]));
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    let mtx = keys("fixtures/matrices/real/bcsstk13.mtx.gz");
+    assert_eq!(mtx, keys(spb.to_str().unwrap()));
+    assert_eq!(mtx, keys(npz.to_str().unwrap()));
+    for k in ["nnz_expanded_max", "density", "mean_row_length"] {
+        assert!(mtx.contains(&k.to_string()), "{k} missing: {mtx:?}");
+    }
+    let v = json(&ok(&["info", &seed("A.mtx"), "--json"]));
+    assert_eq!(v["nnz_expanded_max"], 5);
+    assert!((v["density"].as_f64().unwrap() - 5.0 / 9.0).abs() < 1e-12);
+    assert!((v["mean_row_length"].as_f64().unwrap() - 5.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn spmv_writes_y_by_extension_and_refuses_others() {
+    let dir = tmp();
+    let o = st_in(dir.path(), &["spmv", &seed("A.mtx"), "-o", "y.mtx"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = fs::read_to_string(dir.path().join("y.mtx")).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('%')).collect();
+    assert!(
+        text.starts_with("%%MatrixMarket matrix array real general\n"),
+        "{text}"
+    );
+    assert_eq!(lines[0], "3 1");
+    let y: Vec<f64> = lines[1..].iter().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(y, vec![3.0, 3.0, 9.0], "row sums of A");
+    // y.mtx is a vector `--x` reads back.
+    let o = st_in(
+        dir.path(),
+        &["spmv", &seed("A.mtx"), "--x", "y.mtx", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ok(&[
+        "spmv",
+        &seed("A.mtx"),
+        "-o",
+        dir.path().join("y.npy").to_str().unwrap(),
+    ]);
+    assert!(fs::read(dir.path().join("y.npy"))
+        .unwrap()
+        .starts_with(b"\x93NUMPY"));
+    for bad in ["y.txt", "y.npz", "y"] {
+        let o = st_in(dir.path(), &["spmv", &seed("A.mtx"), "-o", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+        assert!(stderr(&o).contains(".mtx or .npy"), "{}", stderr(&o));
+        assert!(!dir.path().join(bad).exists());
+    }
+    // --output-format overrides the extension
+    let o = st_in(
+        dir.path(),
+        &[
+            "spmv",
+            &seed("A.mtx"),
+            "-o",
+            "y.txt",
+            "--output-format",
+            "mtx",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(fs::read_to_string(dir.path().join("y.txt"))
+        .unwrap()
+        .starts_with("%%MatrixMarket matrix array"));
+}
+
+#[test]
+fn ell_fill_names_the_flag_and_every_command_accepts_it() {
+    let dir = tmp();
+    let d = dir.path();
+    // one dense row of 1100 in 1100 rows: ELL would be 1.21 M slots, > 3x fill
+    let o = st_in(
+        d,
+        &["gen", "dense-row", "--rows", "1100", "-o", "m.mtx", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for args in [
+        vec!["convert", "m.mtx", "--to", "ell", "-o", "e.spb"],
+        vec!["spmv", "m.mtx", "--format", "ell"],
+    ] {
+        let o = st_in(d, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).contains("--allow-fill"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = st_in(
+        d,
+        &[
+            "bench",
+            "m.mtx",
+            "--device",
+            "cpu",
+            "--formats",
+            "ell",
+            "--reps",
+            "1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "an empty table is not success");
+    assert!(stderr(&o).contains("--allow-fill"), "{}", stderr(&o));
+    let o = st_in(
+        d,
+        &[
+            "convert",
+            "m.mtx",
+            "--to",
+            "ell",
+            "-o",
+            "e.spb",
+            "--allow-fill",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = st_in(d, &["spmv", "m.mtx", "--format", "ell", "--allow-fill"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // An ELL file is benched as ELL (its fill is already paid), with or without the flag.
+    for extra in [vec![], vec!["--allow-fill"]] {
+        let mut args = vec![
+            "bench",
+            "e.spb",
+            "--device",
+            "cpu",
+            "--formats",
+            "ell",
+            "--reps",
+            "1",
+            "--json",
+        ];
+        args.extend(extra);
+        let o = st_in(d, &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let v = json(&stdout(&o));
+        assert_eq!(v["results"][0]["kernel"], "cpu-ell", "{v}");
+        assert_eq!(v["results"][0]["params"]["ell_width"], 1100);
+    }
+}
+
+#[test]
+fn bench_params_are_named_after_the_flags() {
+    let v = json(&ok(&[
+        "bench",
+        &seed("A.mtx"),
+        "--device",
+        "cpu",
+        "--reps",
+        "1",
+        "--formats",
+        "ell,hyb,sell",
+        "--json",
+    ]));
+    let params = |k: &str| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["kernel"] == k)
+            .unwrap_or_else(|| panic!("{k} not timed: {v}"))["params"]
+            .clone()
+    };
+    assert!(params("cpu-ell").get("ell_width").is_some(), "{v}");
+    assert!(params("cpu-hyb").get("hyb_width").is_some(), "{v}");
+    let sell = params("cpu-sell");
+    assert!(
+        sell.get("slice").is_some() && sell.get("sigma").is_some(),
+        "{v}"
+    );
+    for r in v["results"].as_array().unwrap() {
+        for bad in ["width", "slice_height"] {
+            assert!(r["params"].get(bad).is_none(), "{bad} in {r}");
+        }
+    }
+}
+
+#[test]
+fn precision_defaults_to_the_files_own() {
+    let dir = tmp();
+    let d = dir.path();
+    let run = |args: &[&str]| {
+        let o = st_in(d, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    run(&[
+        "convert",
+        &seed("A.mtx"),
+        "--to",
+        "csr",
+        "-o",
+        "a32.spb",
+        "--dtype",
+        "f32",
+    ]);
+    run(&["convert", &seed("A.mtx"), "--to", "csr", "-o", "a64.npz"]);
+    // f32 in, f32 out (it used to be upcast to f64)
+    run(&["convert", "a32.spb", "--to", "sell", "-o", "b.npz"]);
+    assert_eq!(
+        json(&run(&["info", "b.npz", "--json"]))["value_dtype"],
+        "float32"
+    );
+    assert_eq!(
+        json(&run(&["info", "a64.npz", "--json"]))["value_dtype"],
+        "float64"
+    );
+    // --dtype overrides
+    run(&[
+        "convert", "a32.spb", "--to", "csr", "-o", "c.spb", "--dtype", "F64",
+    ]);
+    assert_eq!(
+        json(&run(&["info", "c.spb", "--json"]))["value_dtype"],
+        "float64"
+    );
+    let bench = |f: &str| {
+        json(&run(&[
+            "bench",
+            f,
+            "--device",
+            "cpu",
+            "--reps",
+            "1",
+            "--formats",
+            "csr",
+            "--json",
+        ]))["dtype"]
+            .clone()
+    };
+    assert_eq!(bench(&seed("A.mtx")), "f64", "text .mtx is f64");
+    assert_eq!(bench("a32.spb"), "f32");
+    assert_eq!(json(&run(&["spmv", "a32.spb", "--json"]))["dtype"], "f32");
+    assert_eq!(
+        json(&run(&["spmv", &seed("A.mtx"), "--json"]))["dtype"],
+        "f64"
+    );
+}
+
+#[test]
+fn format_flags_accept_both_spellings_and_any_case() {
+    let dir = tmp();
+    let d = dir.path();
+    for args in [
+        vec![
+            "convert",
+            &seed("A.mtx") as &str,
+            "--format",
+            "CSR",
+            "-o",
+            "a.npz",
+        ],
+        vec![
+            "convert",
+            &seed("A.mtx") as &str,
+            "--to",
+            "Sell",
+            "-o",
+            "b.npz",
+            "--dtype",
+            "F32",
+        ],
+        vec!["spmv", &seed("A.mtx") as &str, "--to", "ELL"],
+        vec!["spmv", &seed("A.mtx") as &str, "--format", "jds"],
+        vec![
+            "bench",
+            &seed("A.mtx") as &str,
+            "--format",
+            "CSR",
+            "--device",
+            "cpu",
+            "--reps",
+            "1",
+        ],
+    ] {
+        let o = st_in(d, &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+    // A misspelled flag gets the similar flag, not "use -- to pass it as a value".
+    let o = st_in(
+        d,
+        &[
+            "convert",
+            &seed("A.mtx"),
+            "--to",
+            "ell",
+            "--ell-widht",
+            "3",
+            "-o",
+            "c.npz",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("'--ell-width'"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("\n\n\n"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("to pass"), "{}", stderr(&o));
+    let o = st_in(d, &["info", &seed("A.mtx"), "--xyzzy"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!stderr(&o).contains("to pass"), "{}", stderr(&o));
+}
+
+#[test]
+fn convert_and_gen_print_one_summary_line_or_json() {
+    let dir = tmp();
+    let d = dir.path();
+    let o = st_in(
+        d,
+        &["convert", &seed("A.mtx"), "--to", "ell", "-o", "a.npz"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let bytes = fs::metadata(d.join("a.npz")).unwrap().len();
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "wrote a.npz (npz): ell, 3 x 3, 5 entries, f64, {bytes} bytes, "
+        )),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    let o = st_in(d, &["gen", "banded", "--rows", "10", "-o", "g.mtx"]);
+    assert!(
+        stderr(&o).starts_with("generated banded, wrote g.mtx (mtx): csr, 10 x 10, "),
+        "{}",
+        stderr(&o)
+    );
+    // --json: one object on stdout, nothing on stderr
+    let o = st_in(
+        d,
+        &[
+            "convert",
+            &seed("A.mtx"),
+            "--to",
+            "hyb",
+            "-o",
+            "b.spb",
+            "--json",
+        ],
+    );
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let v = json(&stdout(&o));
+    assert_eq!(v["output"], "b.spb");
+    assert_eq!(v["container"], "spb");
+    assert_eq!(v["format"], "hyb");
+    assert_eq!(v["nnz"], 5);
+    assert_eq!(v["bytes"], fs::metadata(d.join("b.spb")).unwrap().len());
+    for phase in ["read", "convert", "write"] {
+        assert!(v["timings"][phase].is_number(), "{v}");
+    }
+    let v = json(&stdout(&st_in(
+        d,
+        &["gen", "uniform", "--rows", "20", "-o", "u.npz", "--json"],
+    )));
+    assert_eq!(v["kind"], "uniform");
+    assert_eq!(v["nrows"], 20);
+    assert!(v["timings"]["generate"].is_number(), "{v}");
+    // --quiet: nothing but errors
+    for args in [
+        vec![
+            "convert",
+            &seed("A.mtx") as &str,
+            "--to",
+            "csr",
+            "-o",
+            "q.npz",
+            "--timings",
+            "-q",
+        ],
+        vec!["--quiet", "gen", "banded", "--rows", "10", "-o", "q.mtx"],
+        vec!["spmv", &seed("A.mtx") as &str, "--quiet"],
+        vec![
+            "analyze",
+            "fixtures/matrices/quirks/netscience.mtx",
+            "--lenient",
+            "--quiet",
+        ],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+            .args(&args)
+            .current_dir(if args[0] == "analyze" {
+                root()
+            } else {
+                d.to_path_buf()
+            })
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).is_empty(), "{args:?}: {}", stderr(&o));
+    }
+    let o = st_in(
+        d,
+        &["convert", "missing.mtx", "--to", "csr", "-o", "z.npz", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with("error: "),
+        "errors still print under --quiet"
+    );
+}
+
+#[test]
+fn output_to_stdout_and_output_format() {
+    let dir = tmp();
+    let d = dir.path();
+    let o = st_in(d, &["convert", &seed("A.mtx"), "--to", "csr", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("%%MatrixMarket matrix coordinate real general\n"));
+    assert!(stdout(&o).ends_with("\n3 3 5.0\n"), "{}", stdout(&o));
+    let o = st_in(
+        d,
+        &[
+            "convert",
+            &seed("A.mtx"),
+            "--to",
+            "sell",
+            "-o",
+            "-",
+            "--output-format",
+            "npz",
+        ],
+    );
+    assert!(o.stdout.starts_with(b"PK\x03\x04"), "npz on stdout");
+    fs::write(d.join("from-stdout.npz"), &o.stdout).unwrap();
+    assert_eq!(
+        json(&stdout(&st_in(d, &["info", "from-stdout.npz", "--json"])))["format"],
+        "sell"
+    );
+    let o = st_in(
+        d,
+        &[
+            "gen",
+            "banded",
+            "--rows",
+            "5",
+            "-o",
+            "-",
+            "--output-format",
+            "spb",
+        ],
+    );
+    assert!(o.stdout.starts_with(b"SPBMTX"));
+    // --output-format beats the extension for files
+    let o = st_in(
+        d,
+        &[
+            "convert",
+            &seed("A.mtx"),
+            "--to",
+            "csr",
+            "-o",
+            "a.dat",
+            "--output-format",
+            "spb",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(fs::read(d.join("a.dat")).unwrap().starts_with(b"SPBMTX"));
+    let o = st_in(d, &["spmv", &seed("A.mtx"), "-o", "-"]);
+    assert_eq!(
+        stdout(&o)
+            .lines()
+            .filter(|l| !l.starts_with('%'))
+            .collect::<Vec<_>>(),
+        ["3 1", "3e0", "3e0", "9e0"]
+    );
+    let o = st_in(
+        d,
+        &["spmv", &seed("A.mtx"), "-o", "-", "--output-format", "npy"],
+    );
+    assert!(o.stdout.starts_with(b"\x93NUMPY"));
+    for args in [
+        vec![
+            "convert",
+            &seed("A.mtx") as &str,
+            "--to",
+            "csr",
+            "-o",
+            "-",
+            "--json",
+        ],
+        vec!["spmv", &seed("A.mtx") as &str, "-o", "-", "--json"],
+        vec![
+            "convert",
+            &seed("A.mtx") as &str,
+            "--to",
+            "csr",
+            "-o",
+            "a.dat",
+        ],
+    ] {
+        let o = st_in(d, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).starts_with("error: "),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn spmv_json() {
+    let v = json(&ok(&["spmv", &seed("A.mtx"), "--json", "--format", "hyb"]));
+    assert_eq!(v["format"], "hyb");
+    assert_eq!(v["device"], "cpu");
+    assert_eq!(v["nrows"], 3);
+    assert_eq!(v["output"], serde_json::Value::Null);
+    assert!((v["norm2"].as_f64().unwrap() - (9.0f64 + 9.0 + 81.0).sqrt()).abs() < 1e-12);
+    assert!(v["ms"].is_number());
+}
+
+#[test]
+fn threads_flag_sets_the_pool_and_counts_are_plural_aware() {
+    let o = st(&[
+        "bench",
+        &seed("A.mtx"),
+        "--device",
+        "cpu",
+        "--reps",
+        "1",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("device: cpu (1 thread)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = st(&[
+        "bench",
+        &seed("A.mtx"),
+        "--device",
+        "cpu",
+        "--reps",
+        "1",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        stdout(&o).contains("device: cpu (2 threads)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn numeric_flags_are_validated() {
+    let dir = tmp();
+    let d = dir.path();
+    let a = seed("A.mtx");
+    for (args, flag) in [
+        (vec!["info", &a as &str, "--threads", "0"], "--threads"),
+        (vec!["bench", &a as &str, "--reps", "0"], "--reps"),
+        (
+            vec!["analyze", &a as &str, "--measure", "--reps", "0"],
+            "--reps",
+        ),
+        (
+            vec!["analyze", &a as &str, "--measure-top", "0"],
+            "--measure-top",
+        ),
+        (
+            vec![
+                "convert", &a as &str, "--to", "sell", "--slice", "0", "-o", "x.npz",
+            ],
+            "--slice",
+        ),
+        (
+            vec![
+                "convert", &a as &str, "--to", "sell", "--sigma", "0", "-o", "x.npz",
+            ],
+            "--sigma",
+        ),
+        (
+            vec![
+                "convert",
+                &a as &str,
+                "--to",
+                "ell",
+                "--ell-width",
+                "0",
+                "-o",
+                "x.npz",
+            ],
+            "--ell-width",
+        ),
+        (
+            vec!["gen", "banded", "--rows", "0", "-o", "x.npz"],
+            "--rows",
+        ),
+        (
+            vec!["gen", "banded", "--cols", "0", "-o", "x.npz"],
+            "--cols",
+        ),
+        (
+            vec!["gen", "powerlaw", "--max-row-len", "0", "-o", "x.npz"],
+            "--max-row-len",
+        ),
+    ] {
+        let o = st_in(d, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+    }
+    assert!(entries(d).is_empty(), "nothing written");
+}
+
+#[test]
+fn analyze_measure_without_gpu_prints_the_report_then_exits_2() {
+    let o = st(&["analyze", &seed("A.mtx"), "--measure"]);
+    if o.status.code() == Some(0) {
+        eprintln!("SKIPPED: a CUDA device is present");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("recommendation"),
+        "the full report first: {}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("--measure) was skipped"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn analyze_plot_onto_an_existing_file_fails_before_the_work() {
+    let dir = tmp();
+    let png = dir.path().join("p.png");
+    fs::write(&png, b"keep").unwrap();
+    let o = st(&["analyze", &seed("A.mtx"), "--plot", png.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).is_empty(),
+        "fails fast, before the report: {}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(fs::read(&png).unwrap(), b"keep");
+}
+
+#[test]
+fn completions_and_man_pages() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = ok(&["completions", shell]);
+        assert!(
+            out.contains("convert") && out.contains("allow-fill"),
+            "{shell}: {out}"
+        );
+    }
+    let page = ok(&["man"]);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH sparsetool"),
+        "{page}"
+    );
+    for sub in ["info", "analyze", "convert", "spmv", "bench", "gen"] {
+        assert!(page.contains(sub), "{sub} missing from the man page");
+    }
+    let dir = tmp();
+    let d = dir.path().to_str().unwrap();
+    let o = st(&["man", "-o", d]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let convert = fs::read_to_string(dir.path().join("sparsetool-convert.1")).unwrap();
+    assert!(
+        convert.contains("allow\\-fill") || convert.contains("allow-fill"),
+        "{convert}"
+    );
+    assert!(dir.path().join("sparsetool.1").exists());
+    assert!(dir.path().join("sparsetool-bench.1").exists());
+    // pages exist now: refused without --force, nothing changed
+    let o = st(&["man", "-o", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(ok(&["man", "-o", d, "--force", "-q"]), "");
+}

@@ -42,7 +42,7 @@ pub enum ConvertError {
     /// [`ELL_FILL_MIN_SLOTS`](crate::ELL_FILL_MIN_SLOTS) slots).
     #[error(
         "ELL with width {width} would store {slots} slots for {nnz} entries ({:.1}x fill); \
-         use HYB or SELL instead, or allow the fill explicitly",
+         use HYB or SELL instead, or allow the fill with --allow-fill",
         *slots as f64 / (*nnz).max(1) as f64
     )]
     EllFill {

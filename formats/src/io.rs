@@ -35,7 +35,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -43,7 +43,7 @@ use crate::binary::{self, SpbError, SpbFile, SpbOptions};
 use crate::mm::{self, MmError, MmField, ReadOptions, WriteOptions};
 use crate::npz::{self, NpzArchive, NpzError};
 use crate::values::{escape, escape_path};
-use crate::{fits_index, AnyMatrix, Index, MatrixRef, Scalar};
+use crate::{fits_index, AnyMatrix, Index, MatrixRef, Precision, Scalar};
 
 /// The container a file holds, decided by its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -590,6 +590,10 @@ pub struct Probe {
     pub complex: bool,
     /// Some index or count does not fit `i32`.
     pub needs_i64: bool,
+    /// The precision the file stores its values in: `F64` for Matrix
+    /// Market text, the value dtype of an `.npz` or `.spb` (complex64 is
+    /// `F32`).
+    pub precision: Precision,
 }
 
 /// Reads only the headers of `input` and says what loading it needs.
@@ -598,12 +602,13 @@ pub struct Probe {
 /// Any header error of the container.
 pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
     let container = input.container()?;
-    let (complex, needs_i64) = match (container, input) {
+    let (complex, needs_i64, precision) = match (container, input) {
         (Container::Mtx, _) => {
             let (h, _) = read_mm_header(input, opts)?;
             (
                 h.field == MmField::Complex,
                 !fits_index::<i32>(h.nrows, h.ncols, h.nnz_expanded_max()),
+                Precision::F64,
             )
         }
         (Container::Npz, _) => {
@@ -612,6 +617,11 @@ pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
             (
                 info.complex,
                 !fits_index::<i32>(info.nrows, info.ncols, info.nnz),
+                if matches!(info.value_dtype.as_str(), "float32" | "complex64") {
+                    Precision::F32
+                } else {
+                    Precision::F64
+                },
             )
         }
         (Container::Spb, _) => {
@@ -620,6 +630,11 @@ pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
             (
                 matches!(h.value_dtype, binary::DType::C64 | binary::DType::C128),
                 h.index_dtype == binary::DType::I64,
+                if matches!(h.value_dtype, binary::DType::F32 | binary::DType::C64) {
+                    Precision::F32
+                } else {
+                    Precision::F64
+                },
             )
         }
     };
@@ -627,6 +642,7 @@ pub fn probe(input: &Input, opts: &LoadOptions) -> Result<Probe, Error> {
         container,
         complex,
         needs_i64,
+        precision,
     })
 }
 
@@ -739,7 +755,34 @@ pub fn save<T: Scalar, I: Index>(
     m: MatrixRef<'_, T, I>,
     opts: &SaveOptions,
 ) -> Result<(), Error> {
-    let kind = OutputKind::of(path)?;
+    save_as(path, OutputKind::of(path)?, m, opts)
+}
+
+/// Like [`save`], in the container `kind` whatever `path`'s extension.
+///
+/// # Errors
+/// As [`save`].
+pub fn save_as<T: Scalar, I: Index>(
+    path: &Path,
+    kind: OutputKind,
+    m: MatrixRef<'_, T, I>,
+    opts: &SaveOptions,
+) -> Result<(), Error> {
+    write_atomic(path, opts.force, |w| write_to(w, path, kind, m))
+}
+
+/// Writes `m` in the container `kind` to the stream `w` (for standard
+/// output: into a buffer first, as `.npz` needs to seek); `name` names the
+/// output in errors.
+///
+/// # Errors
+/// Any writer or I/O error.
+pub fn write_to<W: Write + Seek, T: Scalar, I: Index>(
+    w: &mut W,
+    name: &Path,
+    kind: OutputKind,
+    m: MatrixRef<'_, T, I>,
+) -> Result<(), Error> {
     let mtx = || WriteOptions {
         field: mm::default_field::<T>(),
         comment: Some(format!(
@@ -748,20 +791,18 @@ pub fn save<T: Scalar, I: Index>(
             m.kind()
         )),
     };
-    write_atomic(path, opts.force, |w| {
-        match kind {
-            OutputKind::Npz => npz::write_matrix(w, m)?,
-            OutputKind::Spb => binary::write_spb(w, m)?,
-            OutputKind::Mtx => mm::write_matrix(w, m, &mtx())?,
-            OutputKind::MtxGz => {
-                let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
-                mm::write_matrix(&mut gz, m, &mtx())?;
-                gz.finish()
-                    .map_err(|e| Error::io(path, "cannot write", e))?;
-            }
+    match kind {
+        OutputKind::Npz => npz::write_matrix(w, m)?,
+        OutputKind::Spb => binary::write_spb(w, m)?,
+        OutputKind::Mtx => mm::write_matrix(w, m, &mtx())?,
+        OutputKind::MtxGz => {
+            let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
+            mm::write_matrix(&mut gz, m, &mtx())?;
+            gz.finish()
+                .map_err(|e| Error::io(name, "cannot write", e))?;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// Temporary files of writes in progress (removed by [`remove_pending`]).

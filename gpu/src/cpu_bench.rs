@@ -143,7 +143,10 @@ pub fn cpu_bench<T: Scalar, I: Index>(
         ));
     }
     Ok(BenchReport {
-        device: format!("cpu ({} threads)", rayon::current_num_threads()),
+        device: match rayon::current_num_threads() {
+            1 => "cpu (1 thread)".to_string(),
+            n => format!("cpu ({n} threads)"),
+        },
         driver: "-".to_string(),
         compute_capability: "-".to_string(),
         dtype: T::NAME.to_string(),
@@ -201,10 +204,10 @@ fn params_of<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> Map<String, Value> {
     let mut p = Map::new();
     match m {
         AnyMatrix::Ell(a) => {
-            p.insert("width".into(), a.width().into());
+            p.insert("ell_width".into(), a.width().into());
         }
         AnyMatrix::Hyb(a) => {
-            p.insert("ell_width".into(), a.ell().width().into());
+            p.insert("hyb_width".into(), a.ell().width().into());
             p.insert("coo_entries".into(), a.coo().nnz().into());
         }
         AnyMatrix::Sell(a) => {

@@ -230,13 +230,13 @@ pub(crate) fn prepare<'m>(
             p.params.insert("bins".into(), Value::Array(desc));
         }
         (GpuKernel::Ell, DeviceMatrix::Ell(e)) => {
-            p.params.insert("width".into(), json!(e.width));
+            p.params.insert("ell_width".into(), json!(e.width));
             if let Some(d) = threads(e.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
             }
         }
         (GpuKernel::Hyb, DeviceMatrix::Hyb(e, c)) => {
-            p.params.insert("ell_width".into(), json!(e.width));
+            p.params.insert("hyb_width".into(), json!(e.width));
             p.params.insert("coo_entries".into(), json!(c.dims.nnz));
             if let Some(d) = threads(e.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
@@ -252,8 +252,7 @@ pub(crate) fn prepare<'m>(
             }
         }
         (GpuKernel::Sell, DeviceMatrix::Sell(s)) => {
-            p.params
-                .insert("slice_height".into(), json!(s.slice_height));
+            p.params.insert("slice".into(), json!(s.slice_height));
             p.params.insert("sigma".into(), json!(s.sigma));
             if s.dims.nrows > 0 {
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {

@@ -103,9 +103,19 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     if a.measure {
         return measure::run(a, &src);
     }
-    let complex = probe(&src, &a.read).map(|t| t.complex).unwrap_or(false);
-    let rl = row_lengths(&src, a)?;
-    let value_bytes = match (a.dtype, complex) {
+    report_only(a, &src)
+}
+
+/// The report (and the plot) without `--measure`.
+fn report_only(a: &AnalyzeArgs, src: &Input) -> anyhow::Result<()> {
+    let probed = probe(src, &a.read).ok();
+    let complex = probed.is_some_and(|t| t.complex);
+    let dtype = a
+        .dtype
+        .or(probed.map(|t| t.precision))
+        .unwrap_or(Precision::F64);
+    let rl = row_lengths(src, a)?;
+    let value_bytes = match (dtype, complex) {
         (p, false) => p.size(),
         (p, true) => 2 * p.size(),
     };
@@ -173,9 +183,22 @@ mod measure {
         if types.complex {
             bail!("{}: --measure times real matrices only", src.name());
         }
-        // ask for the GPU before reading a large file
-        let ctx = GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?;
-        with_types!(types, a.dtype, typed(a, src, &ctx))
+        // Ask for the GPU before reading a large file; without one, the
+        // report is still printed, then the skipped measurement said (exit 2).
+        let ctx = match GpuContext::new(0) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                super::report_only(a, src)?;
+                return Err(
+                    EnvError(format!("{e}; the measurement (--measure) was skipped")).into(),
+                );
+            }
+        };
+        with_types!(
+            types,
+            crate::io::dtype(a.dtype, &types),
+            typed(a, src, &ctx)
+        )
     }
 
     fn typed<T: Scalar, I: Index>(
@@ -195,7 +218,13 @@ mod measure {
                 ..AnalyzeOptions::default()
             },
         );
-        let outcome = sparsetool_gpu::measure(ctx, &csr, &report, a.measure_top, a.reps)?;
+        let outcome = sparsetool_gpu::measure(
+            ctx,
+            &csr,
+            &report,
+            usize::from(a.measure_top),
+            a.reps as usize,
+        )?;
         let mut out = std::io::stdout().lock();
         if a.json {
             let mut v = serde_json::to_value(&report)?;

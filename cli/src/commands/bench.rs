@@ -10,11 +10,12 @@ use sparsetool_gpu::{BenchConfig, BenchOptions, BenchReport, GpuContext};
 
 use crate::args::{BenchArgs, DeviceArg};
 use crate::dispatch::with_types;
-use crate::io::{load, probe};
+use crate::io::{dtype, load, probe};
+use crate::output::note;
 use crate::EnvError;
 use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::Input;
-use sparsetool_formats::{Index, Scalar};
+use sparsetool_formats::{AnyMatrix, Index, Scalar};
 
 /// Parses `--formats`.
 pub fn parse_formats(s: &str) -> anyhow::Result<Vec<FormatKind>> {
@@ -49,12 +50,29 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
         None => match GpuContext::new(0) {
             Ok(ctx) => Some(ctx),
             Err(e) => {
-                eprintln!("note: {e}; timing on the CPU (--device cpu)");
+                note!("note: {e}; timing on the CPU (--device cpu)");
                 None
             }
         },
     };
-    let report = with_types!(types, a.dtype, bench_typed(a, &src, &formats, ctx.as_ref()))?;
+    let report = with_types!(
+        types,
+        dtype(a.dtype, &types),
+        bench_typed(a, &src, &formats, ctx.as_ref())
+    )?;
+    if report.report.results.is_empty() {
+        let why: Vec<String> = report
+            .report
+            .skipped
+            .iter()
+            .map(|s| format!("{}: {}", s.kernel, s.reason))
+            .collect();
+        bail!(
+            "{}: none of the requested formats could be timed ({})",
+            src.name(),
+            why.join("; ")
+        );
+    }
     let mut out = std::io::stdout().lock();
     if a.json {
         // through a `Value`: the keys come out sorted, as they always have
@@ -83,9 +101,13 @@ fn bench_typed<T: Scalar, I: Index>(
     formats: &[FormatKind],
     ctx: Option<&GpuContext>,
 ) -> anyhow::Result<SweepReport> {
-    let csr = load::<T, I>(src, &a.read)?
-        .try_into_csr()
-        .with_context(|| src.name())?;
+    let m = load::<T, I>(src, &a.read)?;
+    // An ELL file is timed in its own width: the user already has the fill.
+    let stored_ell_width = match &m {
+        AnyMatrix::Ell(e) => Some(e.width()),
+        _ => None,
+    };
+    let csr = m.try_into_csr().with_context(|| src.name())?;
     let features = if a.sweep {
         // The layouts of a transposed bench hold A^T: its rows decide.
         let rl = if a.transpose {
@@ -97,8 +119,8 @@ fn bench_typed<T: Scalar, I: Index>(
     } else {
         None
     };
-    let opts = BenchOptions {
-        reps: a.reps,
+    let mut opts = BenchOptions {
+        reps: a.reps as usize,
         formats: formats.to_vec(),
         configs: features
             .as_ref()
@@ -107,6 +129,19 @@ fn bench_typed<T: Scalar, I: Index>(
         transpose: a.transpose,
         ..BenchOptions::default()
     };
+    if features.is_none() {
+        opts.configs = opts
+            .layouts()
+            .into_iter()
+            .map(|mut c| {
+                if c.kind == FormatKind::Ell {
+                    c.params.allow_fill = a.allow_fill || stored_ell_width.is_some();
+                    c.params.ell_width = c.params.ell_width.or(stored_ell_width);
+                }
+                c
+            })
+            .collect();
+    }
     let report = match ctx {
         Some(ctx) => sparsetool_gpu::bench(ctx, &csr, &opts)?,
         None => sparsetool_gpu::cpu_bench(&csr, &opts)?,

@@ -7,8 +7,8 @@ use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
 
 use crate::args::ConvertArgs;
 use crate::dispatch::with_types;
-use crate::io::{load, probe, save};
-use crate::output::{check_target, Timings};
+use crate::io::{container_name, dtype, load, probe, save, Target};
+use crate::output::{Timings, Written};
 use sparsetool_formats::io::Input;
 
 /// Parses `--hyb-width`.
@@ -91,18 +91,22 @@ impl TryFrom<&ConvertArgs> for Plan {
 /// Runs `convert`.
 pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let plan = Plan::try_from(a)?;
-    sparsetool_formats::io::OutputKind::of(&a.output)?;
-    check_target(&a.output, a.force)?;
+    let target = Target::new(&a.out, a.json)?;
     let mut t = Timings::new(a.timings);
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
-    with_types!(types, a.dtype, run_typed(a, &plan, &src, &mut t))
+    with_types!(
+        types,
+        dtype(a.dtype, &types),
+        run_typed(a, &plan, &src, &target, &mut t)
+    )
 }
 
 fn run_typed<T: Scalar, I: Index>(
     a: &ConvertArgs,
     plan: &Plan,
     src: &Input,
+    target: &Target,
     t: &mut Timings,
 ) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
@@ -119,7 +123,32 @@ fn run_typed<T: Scalar, I: Index>(
         from_csr(&csr, plan.target, &params).with_context(cannot)?
     };
     t.phase("convert");
-    save(&out, &a.output, a.force)?;
+    let bytes = save(&out, target)?;
     t.phase("write");
-    Ok(())
+    written(&out, target, bytes, t, Some(src.name()), None).report(a.json)
+}
+
+/// The summary of a write, shared by `convert` and `gen`.
+pub fn written<T: Scalar, I: Index>(
+    m: &AnyMatrix<T, I>,
+    target: &Target,
+    bytes: u64,
+    t: &Timings,
+    input: Option<String>,
+    kind: Option<String>,
+) -> Written {
+    Written {
+        input,
+        kind,
+        output: target.name(),
+        container: container_name(target.kind),
+        format: m.kind().to_string(),
+        nrows: m.nrows(),
+        ncols: m.ncols(),
+        nnz: m.nnz(),
+        dtype: T::NAME.to_string(),
+        bytes,
+        seconds: t.total(),
+        timings: t.phases(),
+    }
 }

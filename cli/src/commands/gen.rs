@@ -6,16 +6,16 @@ use sparsetool_fixtures::gen::{generate, GenKind, GenParams};
 use sparsetool_formats::{fits_index, Index, Scalar};
 
 use crate::args::GenArgs;
+use crate::commands::convert::written;
 use crate::dispatch::with_types;
-use crate::io::save;
-use crate::output::{check_target, Timings};
+use crate::io::{save, Target};
+use crate::output::Timings;
 use sparsetool_formats::io::{Container, Probe};
 
 /// Runs `gen`.
 pub fn run(a: &GenArgs) -> anyhow::Result<()> {
     let kind: GenKind = a.kind.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-    sparsetool_formats::io::OutputKind::of(&a.output)?;
-    check_target(&a.output, a.force)?;
+    let target = Target::new(&a.out, a.json)?;
     let params = GenParams {
         rows: a.rows,
         cols: a.cols,
@@ -31,22 +31,22 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
         container: Container::Mtx,
         complex: false,
         needs_i64: !fits_index::<i32>(a.rows, cols, bound),
+        precision: a.dtype,
     };
-    with_types!(types, a.dtype, gen_typed(a, kind, &params))
+    with_types!(types, a.dtype, gen_typed(a, kind, &params, &target))
 }
 
-fn gen_typed<T: Scalar, I: Index>(a: &GenArgs, kind: GenKind, p: &GenParams) -> anyhow::Result<()> {
+fn gen_typed<T: Scalar, I: Index>(
+    a: &GenArgs,
+    kind: GenKind,
+    p: &GenParams,
+    target: &Target,
+) -> anyhow::Result<()> {
     let mut t = Timings::new(a.timings);
     let m = generate::<T, I>(kind, p).with_context(|| format!("cannot generate {}", a.kind))?;
     t.phase("generate");
-    eprintln!(
-        "generated {}: {} x {}, {} entries",
-        a.kind,
-        m.nrows(),
-        m.ncols(),
-        m.nnz()
-    );
-    save(&AnyMatrix::Csr(m), &a.output, a.force)?;
+    let m = AnyMatrix::Csr(m);
+    let bytes = save(&m, target)?;
     t.phase("write");
-    Ok(())
+    written(&m, target, bytes, &t, None, Some(kind.to_string())).report(a.json)
 }

@@ -3,14 +3,19 @@
 use std::io::Write;
 
 use serde::Serialize;
-use sparsetool_formats::binary::SpbFile;
+use sparsetool_formats::binary::{SpbFile, SpbOptions};
 use sparsetool_formats::mm::{MmFormat, MmSymmetry};
 use sparsetool_formats::npz::NpzArchive;
+use sparsetool_formats::{Index, Scalar};
 
 use crate::args::{InfoArgs, ReadArgs};
+use crate::dispatch::with_types;
+use crate::io::{load, probe};
+use crate::output::plural;
 use sparsetool_formats::io::{Container, Input};
 
-/// The `info --json` object (documented in `docs/cli.md`).
+/// The `info --json` object (documented in `docs/cli.md`): the same keys
+/// for every container, `null` where a key does not apply.
 #[derive(Debug, Serialize)]
 pub struct InfoReport {
     /// The path as given.
@@ -23,30 +28,55 @@ pub struct InfoReport {
     pub ncols: usize,
     /// Stored entries.
     pub nnz: usize,
-    /// Entries after symmetric expansion, when known from the header.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nnz_expanded: Option<usize>,
-    /// Upper bound of the expanded count (symmetric files, before reading).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nnz_expanded_max: Option<usize>,
+    /// Entries after symmetric expansion, at most (exact unless the file
+    /// is a symmetric or `array` Matrix Market file, whose count is known
+    /// only after reading).
+    pub nnz_expanded_max: usize,
+    /// Whether `nnz_expanded_max` is the exact count.
+    #[serde(skip)]
+    pub expanded_exact: bool,
     /// `real`, `integer`, `complex` or `pattern`.
     pub field: String,
     /// Matrix Market symmetry, or `general`.
     pub symmetry: String,
     /// Storage format (`coordinate`/`array` for .mtx; the format for npz/spb).
     pub format: String,
-    /// Value dtype stored in the file (npz/spb).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Value dtype stored in the file (npz/spb; `null` for .mtx).
     pub value_dtype: Option<String>,
-    /// Index dtype stored in the file (npz/spb).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Index dtype stored in the file (npz/spb; `null` for .mtx).
     pub index_dtype: Option<String>,
-    /// Format parameters (spb): ell_width, hyb_width/coo_entries, slice/sigma, diagonals.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Format parameters (spb): ell_width, hyb_width/coo_entries,
+    /// slice/sigma, diagonals; `null` for other containers.
     pub params: Option<serde_json::Value>,
-    /// Layout version (spb).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Layout version (spb; `null` otherwise).
     pub version: Option<String>,
+    /// Stored entries / (nrows × ncols); `null` for an empty shape.
+    pub density: Option<f64>,
+    /// Stored entries / nrows; `null` without rows.
+    pub mean_row_length: Option<f64>,
+}
+
+impl InfoReport {
+    fn new(path: &str, container: &'static str, nrows: usize, ncols: usize, nnz: usize) -> Self {
+        Self {
+            path: path.to_string(),
+            container,
+            nrows,
+            ncols,
+            nnz,
+            nnz_expanded_max: nnz,
+            expanded_exact: true,
+            field: "real".to_string(),
+            symmetry: "general".to_string(),
+            format: String::new(),
+            value_dtype: None,
+            index_dtype: None,
+            params: None,
+            version: None,
+            density: (nrows > 0 && ncols > 0).then(|| nnz as f64 / (nrows as f64 * ncols as f64)),
+            mean_row_length: (nrows > 0).then(|| nnz as f64 / nrows as f64),
+        }
+    }
 }
 
 /// Builds the report for a source.
@@ -58,20 +88,12 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
             crate::io::print_warnings(display, &warnings);
             let general = h.symmetry == MmSymmetry::General;
             Ok(InfoReport {
-                path: display.to_string(),
-                container: "mtx",
-                nrows: h.nrows,
-                ncols: h.ncols,
-                nnz: h.entries,
-                nnz_expanded: (general && h.format == MmFormat::Coordinate).then_some(h.entries),
-                nnz_expanded_max: (!general).then(|| h.nnz_expanded_max()),
+                nnz_expanded_max: h.nnz_expanded_max(),
+                expanded_exact: general && h.format == MmFormat::Coordinate,
                 field: h.field.to_string(),
                 symmetry: h.symmetry.to_string(),
                 format: h.format.to_string(),
-                value_dtype: None,
-                index_dtype: None,
-                params: None,
-                version: None,
+                ..InfoReport::new(display, "mtx", h.nrows, h.ncols, h.entries)
             })
         }
         Container::Npz => {
@@ -79,25 +101,25 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
             let mut a = NpzArchive::open_named(p, &name)?;
             let i = a.info()?;
             Ok(InfoReport {
-                path: display.to_string(),
-                container: "npz",
-                nrows: i.nrows,
-                ncols: i.ncols,
-                nnz: i.nnz,
-                nnz_expanded: Some(i.nnz),
-                nnz_expanded_max: None,
                 field: if i.complex { "complex" } else { "real" }.to_string(),
-                symmetry: "general".to_string(),
                 format: i.format.clone(),
                 value_dtype: Some(i.value_dtype.clone()),
                 index_dtype: Some(i.index_dtype.clone()),
-                params: None,
-                version: None,
+                ..InfoReport::new(display, "npz", i.nrows, i.ncols, i.nnz)
             })
         }
         Container::Spb => {
             let (p, name) = src.file(Container::Spb)?;
-            let h = SpbFile::read_header_named(p, &name)?;
+            // Opening validates sizes, offsets and (unless
+            // --no-verify-checksums) every section's checksum.
+            let spb = SpbFile::open_named(
+                p,
+                &name,
+                &SpbOptions {
+                    verify_checksums: !read.no_verify_checksums,
+                },
+            )?;
+            let h = spb.header();
             let params: serde_json::Map<String, serde_json::Value> = h
                 .params()
                 .into_iter()
@@ -105,20 +127,19 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
                 .collect();
             let complex = matches!(h.value_dtype.name(), "complex64" | "complex128");
             Ok(InfoReport {
-                path: display.to_string(),
-                container: "spb",
-                nrows: usize::try_from(h.nrows)?,
-                ncols: usize::try_from(h.ncols)?,
-                nnz: usize::try_from(h.nnz)?,
-                nnz_expanded: Some(usize::try_from(h.nnz)?),
-                nnz_expanded_max: None,
                 field: if complex { "complex" } else { "real" }.to_string(),
-                symmetry: "general".to_string(),
                 format: h.format.to_string(),
                 value_dtype: Some(h.value_dtype.name().to_string()),
                 index_dtype: Some(h.index_dtype.name().to_string()),
                 params: Some(params.into()),
                 version: Some(format!("{}.{}", h.major, h.minor)),
+                ..InfoReport::new(
+                    display,
+                    "spb",
+                    usize::try_from(h.nrows)?,
+                    usize::try_from(h.ncols)?,
+                    usize::try_from(h.nnz)?,
+                )
             })
         }
     }
@@ -127,6 +148,9 @@ pub fn report(src: &Input, display: &str, read: &ReadArgs) -> anyhow::Result<Inf
 /// Runs `info`.
 pub fn run(a: &InfoArgs) -> anyhow::Result<()> {
     let src = Input::open(&a.file)?;
+    if a.verify {
+        return verify(&src, a);
+    }
     let r = report(&src, &a.file.display().to_string(), &a.read)?;
     let mut out = std::io::stdout().lock();
     if a.json {
@@ -146,11 +170,13 @@ pub fn render(r: &InfoReport) -> String {
         ("shape", format!("{} x {}", r.nrows, r.ncols)),
         ("stored entries", r.nnz.to_string()),
     ];
-    if let Some(e) = r.nnz_expanded {
-        rows.push(("entries (expanded)", e.to_string()));
-    }
-    if let Some(e) = r.nnz_expanded_max {
-        rows.push(("entries (expanded, at most)", e.to_string()));
+    if r.expanded_exact {
+        rows.push(("entries (expanded)", r.nnz_expanded_max.to_string()));
+    } else {
+        rows.push((
+            "entries (expanded, at most)",
+            r.nnz_expanded_max.to_string(),
+        ));
     }
     rows.push(("format", r.format.clone()));
     rows.push(("field", r.field.clone()));
@@ -169,16 +195,44 @@ pub fn render(r: &InfoReport) -> String {
     if let Some(v) = &r.version {
         rows.push(("layout version", v.clone()));
     }
-    if r.nrows > 0 && r.ncols > 0 {
-        let density = r.nnz as f64 / (r.nrows as f64 * r.ncols as f64);
-        rows.push(("density", format!("{density:.3e}")));
-        rows.push((
-            "mean entries/row",
-            format!("{:.2}", r.nnz as f64 / r.nrows as f64),
-        ));
+    if let (Some(d), Some(m)) = (r.density, r.mean_row_length) {
+        rows.push(("density", format!("{d:.3e}")));
+        rows.push(("mean entries/row", format!("{m:.2}")));
     }
     let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()
         .map(|(k, v)| format!("{k:<w$}  {v}\n"))
         .collect()
+}
+
+/// `info --verify`: loads the whole file (every entry; for `.spb` the
+/// checksums and every structural invariant) and prints one line.
+fn verify(src: &Input, a: &InfoArgs) -> anyhow::Result<()> {
+    let types = probe(src, &a.read)?;
+    let (kind, nrows, ncols, nnz) = with_types!(types, types.precision, load_shape(src, &a.read))?;
+    let checks = match types.container {
+        Container::Spb if a.read.no_verify_checksums => ", checksums not verified",
+        Container::Spb => ", checksums verified",
+        _ => "",
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}: ok ({}{}, {nrows} x {ncols}, {}{checks})",
+        a.file.display(),
+        types.container.name(),
+        kind.map(|k| format!(" {k}")).unwrap_or_default(),
+        plural(nnz, "entry", "entries")
+    )?;
+    Ok(())
+}
+
+fn load_shape<T: Scalar, I: Index>(
+    src: &Input,
+    read: &ReadArgs,
+) -> anyhow::Result<(Option<String>, usize, usize, usize)> {
+    let m = load::<T, I>(src, read)?;
+    // Matrix Market stores no layout (it loads as COO).
+    let kind = (src.container()? != Container::Mtx).then(|| m.kind().to_string());
+    Ok((kind, m.nrows(), m.ncols(), m.nnz()))
 }

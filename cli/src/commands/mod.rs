@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod bench;
 pub mod convert;
+pub mod extra;
 pub mod gen;
 pub mod info;
 pub mod spmv;

@@ -1,15 +1,17 @@
 //! `sparsetool spmv`: y = A x in a chosen format, on the CPU or a GPU.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
+use serde::Serialize;
 use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
 
-use crate::args::{DeviceArg, SpmvArgs};
+use crate::args::{DeviceArg, SpmvArgs, VectorOut};
 use crate::dispatch::with_types;
-use crate::io::{load, probe};
-use crate::output::check_target;
+use crate::io::{dtype, load, probe, refuse_binary_terminal};
+use crate::output::{check_target, note};
 use crate::EnvError;
 use sparsetool_formats::alloc::{ensure_available, try_filled};
 use sparsetool_formats::io::{Container, Input};
@@ -83,28 +85,168 @@ fn mtx_vector<T: Scalar>(p: &Path, n: usize) -> anyhow::Result<Vec<T>> {
     Ok(x)
 }
 
-/// Runs `spmv`.
-pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
-    if let Some(out) = &a.output {
-        check_target(out, a.force)?;
-    }
-    let src = Input::open(&a.file)?;
-    let types = probe(&src, &a.read)?;
-    with_types!(types, a.dtype, run_typed(a, &src))
+/// Where `spmv -o` writes y: a file (atomically) or stdout, as Matrix
+/// Market or `.npy`.
+#[derive(Debug)]
+struct VectorTarget {
+    path: Option<PathBuf>,
+    kind: VectorOut,
 }
 
-fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<()> {
+impl VectorTarget {
+    fn new(a: &SpmvArgs) -> anyhow::Result<Option<Self>> {
+        let Some(out) = &a.output else {
+            if a.output_format.is_some() {
+                bail!("--output-format needs -o OUT");
+            }
+            return Ok(None);
+        };
+        if out.as_os_str() == "-" {
+            let kind = a.output_format.unwrap_or(VectorOut::Mtx);
+            if a.json {
+                bail!("-o - writes y to stdout; --json would mix into it: write y to a file");
+            }
+            refuse_binary_terminal(kind == VectorOut::Npy, "npy")?;
+            return Ok(Some(Self { path: None, kind }));
+        }
+        let kind = match a.output_format {
+            Some(k) => k,
+            None => {
+                let name = out
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                    .unwrap_or_default();
+                if name.ends_with(".mtx") {
+                    VectorOut::Mtx
+                } else if name.ends_with(".npy") {
+                    VectorOut::Npy
+                } else {
+                    bail!(
+                        "{}: unknown output extension for a vector; use .mtx or .npy (or --output-format mtx|npy)",
+                        out.display()
+                    );
+                }
+            }
+        };
+        check_target(out, a.force)?;
+        Ok(Some(Self {
+            path: Some(out.clone()),
+            kind,
+        }))
+    }
+
+    fn name(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |p| p.display().to_string())
+    }
+
+    fn write<T: Scalar>(&self, y: &[T], force: bool) -> anyhow::Result<()> {
+        let kind = self.kind;
+        let write = |w: &mut dyn Write| -> std::io::Result<()> {
+            match kind {
+                VectorOut::Npy => sparsetool_formats::npz::write_npy(&mut *w, y)
+                    .map_err(|e| std::io::Error::other(e.to_string())),
+                VectorOut::Mtx => write_mtx_vector(w, y),
+            }
+        };
+        match &self.path {
+            Some(p) => sparsetool_formats::io::write_atomic(p, force, |w| {
+                write(w).map_err(|e| sparsetool_formats::io::Error::Path {
+                    path: p.display().to_string(),
+                    message: format!("cannot write: {e}"),
+                })
+            })?,
+            None => {
+                let mut out = std::io::stdout().lock();
+                write(&mut out)?;
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `y` as a Matrix Market `array` `real` (or `complex`) `general`
+/// n x 1 matrix, values in shortest round-trip notation.
+pub fn write_mtx_vector<T: Scalar>(w: &mut dyn Write, y: &[T]) -> std::io::Result<()> {
+    let single = std::mem::size_of::<T>() == if T::IS_COMPLEX { 8 } else { 4 };
+    let num = |x: f64| {
+        if single {
+            format!("{:e}", x as f32)
+        } else {
+            format!("{x:e}")
+        }
+    };
+    let field = if T::IS_COMPLEX { "complex" } else { "real" };
+    let mut buf = std::io::BufWriter::new(w);
+    writeln!(buf, "%%MatrixMarket matrix array {field} general")?;
+    writeln!(
+        buf,
+        "% y = A x, written by sparsetool {}",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(buf, "{} 1", y.len())?;
+    for v in y {
+        if T::IS_COMPLEX {
+            writeln!(buf, "{} {}", num(v.re()), num(v.im()))?;
+        } else {
+            writeln!(buf, "{}", num(v.re()))?;
+        }
+    }
+    buf.flush()
+}
+
+/// The `spmv --json` object (documented in `docs/cli.md`).
+#[derive(Debug, Serialize)]
+struct SpmvReport {
+    input: String,
+    format: String,
+    /// y = A^T x.
+    transpose: bool,
+    device: &'static str,
+    dtype: &'static str,
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    ms: f64,
+    norm2: f64,
+    output: Option<String>,
+}
+
+/// Runs `spmv`.
+pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
+    let target = VectorTarget::new(a)?;
+    let src = Input::open(&a.file)?;
+    let types = probe(&src, &a.read)?;
+    with_types!(
+        types,
+        dtype(a.dtype, &types),
+        run_typed(a, &src, target.as_ref())
+    )
+}
+
+fn run_typed<T: Scalar, I: Index>(
+    a: &SpmvArgs,
+    src: &Input,
+    target: Option<&VectorTarget>,
+) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
     // A Matrix Market file stores no layout (it loads as COO): CSR then.
-    let target = match (a.format, src.container()?) {
+    let target_kind = match (a.format, src.container()?) {
         (Some(f), _) => f,
         (None, Container::Mtx) => FormatKind::Csr,
         (None, _) => m.kind(),
     };
-    let m = if m.kind() == target {
+    let m = if m.kind() == target_kind {
         m
     } else {
-        convert(&m, target, &ConvertParams::default()).with_context(|| src.name())?
+        let params = ConvertParams {
+            allow_fill: a.allow_fill,
+            ..ConvertParams::default()
+        };
+        convert(&m, target_kind, &params)
+            .with_context(|| format!("cannot convert {} to {target_kind}", src.name()))?
     };
     // y = A^T x reads x along the rows and writes y along the columns.
     let (x_len, y_len) = if a.transpose {
@@ -137,23 +279,40 @@ fn run_typed<T: Scalar, I: Index>(a: &SpmvArgs, src: &Input) -> anyhow::Result<(
     };
     let dt = t0.elapsed().as_secs_f64();
     let norm = y.iter().map(|v| v.abs2()).sum::<f64>().sqrt();
-    eprintln!(
-        "spmv{} {} on {}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
-        if a.transpose { " (y = A^T x)" } else { "" },
-        m.kind(),
-        match a.device {
-            DeviceArg::Cpu => "cpu",
-            DeviceArg::Gpu => "gpu",
-        },
-        m.nrows(),
-        m.ncols(),
-        m.nnz(),
-        dt * 1e3
-    );
-    if let Some(out) = &a.output {
-        sparsetool_formats::io::write_atomic(out, a.force, |w| {
-            Ok(sparsetool_formats::npz::write_npy(w, &y)?)
-        })?;
+    let device = match a.device {
+        DeviceArg::Cpu => "cpu",
+        DeviceArg::Gpu => "gpu",
+    };
+    if let Some(t) = target {
+        t.write(&y, a.force)?;
+    }
+    if a.json {
+        let r = SpmvReport {
+            input: src.name(),
+            format: m.kind().to_string(),
+            transpose: a.transpose,
+            device,
+            dtype: T::NAME,
+            nrows: m.nrows(),
+            ncols: m.ncols(),
+            nnz: m.nnz(),
+            ms: dt * 1e3,
+            norm2: norm,
+            output: target.map(VectorTarget::name),
+        };
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &r)?;
+        writeln!(out)?;
+    } else {
+        note!(
+            "spmv{} {} on {device}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
+            if a.transpose { " (y = A^T x)" } else { "" },
+            m.kind(),
+            m.nrows(),
+            m.ncols(),
+            m.nnz(),
+            dt * 1e3
+        );
     }
     Ok(())
 }
