@@ -323,3 +323,46 @@ fn comments_read_from_every_source_and_sanitised_on_write() {
     assert_eq!(back.coo.nnz(), 1);
     assert_eq!(back.comments.len(), 7);
 }
+
+/// `io::save` takes the writer's options through `SaveOptions`; `io::load`
+/// gives the comments back (none for `.npz`).
+#[test]
+fn io_save_and_load_carry_symmetry_and_comments() {
+    use sparsetool_formats::io::{load, save, Input, LoadOptions, SaveOptions};
+    use sparsetool_formats::AnyMatrix;
+    let dir = tempfile::tempdir().unwrap();
+    let a = coo(2, 2, &[(0, 0, 1.0), (1, 0, 2.0), (0, 1, 2.0)]);
+    let opts = SaveOptions {
+        comments: vec![" kept".into()],
+        ..SaveOptions::default()
+    };
+    for name in ["a.mtx", "a.mtx.gz"] {
+        let p = dir.path().join(name);
+        save(&p, (&a).into(), &opts).unwrap();
+        let m = read_path::<f64, i32>(&p, &ReadOptions::default()).unwrap();
+        assert_eq!(m.header.symmetry, MmSymmetry::Symmetric, "{name}");
+        assert_eq!(m.header.entries, 2);
+        let l = load::<f64, i32>(&Input::open(&p).unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(l.comments[0], " kept");
+        assert!(l.comments[1].starts_with(" written by sparsetool"));
+        let AnyMatrix::Coo(b) = l.matrix else {
+            panic!("not COO")
+        };
+        assert_eq!(sorted(&b), sorted(&a));
+    }
+    let p = dir.path().join("g.mtx");
+    let general = SaveOptions {
+        symmetry: WriteSymmetry::General,
+        ..opts.clone()
+    };
+    save(&p, (&a).into(), &general).unwrap();
+    let m = read_path::<f64, i32>(&p, &ReadOptions::default()).unwrap();
+    assert_eq!(
+        (m.header.symmetry, m.header.entries),
+        (MmSymmetry::General, 3)
+    );
+    let p = dir.path().join("a.npz");
+    save(&p, (&a).into(), &opts).unwrap();
+    let l = load::<f64, i32>(&Input::open(&p).unwrap(), &LoadOptions::default()).unwrap();
+    assert!(l.comments.is_empty());
+}
