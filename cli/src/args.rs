@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use sparsetool_formats::io::OutputKind;
+use sparsetool_formats::mm::WriteSymmetry;
 use sparsetool_formats::{FormatKind, Precision};
 
 /// Inspect, analyze, convert and benchmark sparse matrices.
@@ -111,6 +112,25 @@ impl From<MatrixOut> for OutputKind {
             MatrixOut::Spb => OutputKind::Spb,
             MatrixOut::Mtx => OutputKind::Mtx,
             MatrixOut::MtxGz => OutputKind::MtxGz,
+        }
+    }
+}
+
+/// Storage of a Matrix Market output (`convert --symmetry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SymmetryArg {
+    /// `symmetric`, `skew-symmetric` or `hermitian` (lower triangle only)
+    /// when the matrix is exactly so, else `general`.
+    Auto,
+    /// Always `general`: every entry.
+    General,
+}
+
+impl From<SymmetryArg> for WriteSymmetry {
+    fn from(s: SymmetryArg) -> Self {
+        match s {
+            SymmetryArg::Auto => WriteSymmetry::Auto,
+            SymmetryArg::General => WriteSymmetry::General,
         }
     }
 }
@@ -273,6 +293,11 @@ pub struct ConvertArgs {
     /// Allow ELL even when padding makes it more than 3x the size of CSR.
     #[arg(long)]
     pub allow_fill: bool,
+    /// Matrix Market output (.mtx, .mtx.gz) only: `auto` writes a matrix that
+    /// is exactly symmetric, skew-symmetric or hermitian as such (lower
+    /// triangle only), `general` writes every entry [default: auto].
+    #[arg(long, value_enum, ignore_case = true, value_name = "auto|general")]
+    pub symmetry: Option<SymmetryArg>,
     /// Value type of the output (default: the input's own precision; f64
     /// for Matrix Market).
     #[arg(long, value_parser = precision(), ignore_case = true)]

@@ -8,7 +8,8 @@ use sparsetool_formats::values::{escape, escape_path};
 
 use anyhow::bail;
 use sparsetool_formats::io::{self, Input, LoadOptions, OutputKind, Probe, SaveOptions};
-use sparsetool_formats::{mm, AnyMatrix, Index, Precision, Scalar};
+use sparsetool_formats::mm::{self, WriteSymmetry};
+use sparsetool_formats::{AnyMatrix, Index, Precision, Scalar};
 
 use crate::args::{MatrixOutArgs, ReadArgs};
 use crate::output::{note, Spinner};
@@ -40,13 +41,22 @@ pub fn print_warnings(name: &str, warnings: &[mm::Warning]) {
 /// Reads `src` into a matrix of the requested types, with a spinner for
 /// large inputs; lenient-mode recoveries are printed as warnings.
 pub fn load<T: Scalar, I: Index>(src: &Input, read: &ReadArgs) -> anyhow::Result<AnyMatrix<T, I>> {
+    Ok(load_with_comments(src, read)?.0)
+}
+
+/// Like [`load`], also returning the input's header comments (Matrix
+/// Market; empty for `.npz` and `.spb`).
+pub fn load_with_comments<T: Scalar, I: Index>(
+    src: &Input,
+    read: &ReadArgs,
+) -> anyhow::Result<(AnyMatrix<T, I>, Vec<String>)> {
     let _spin = Spinner::start(
         format!("reading {}", escape(&src.name())),
         src.len() > (64 << 20),
     );
     let loaded = io::load::<T, I>(src, &load_options(read))?;
     print_warnings(&src.name(), &loaded.warnings);
-    Ok(loaded.matrix)
+    Ok((loaded.matrix, loaded.comments))
 }
 
 /// The value type a command runs in: `--dtype`, else the file's own.
@@ -73,6 +83,10 @@ pub struct Target {
     pub kind: OutputKind,
     /// `--force`.
     pub force: bool,
+    /// Matrix Market storage (default auto: symmetric storage when exact).
+    pub symmetry: WriteSymmetry,
+    /// Comment lines carried into a Matrix Market output.
+    pub comments: Vec<String>,
 }
 
 impl Target {
@@ -94,6 +108,8 @@ impl Target {
                 path: None,
                 kind,
                 force: a.force,
+                symmetry: WriteSymmetry::Auto,
+                comments: Vec::new(),
             });
         }
         let kind = match given {
@@ -105,6 +121,8 @@ impl Target {
             path: Some(a.output.clone()),
             kind,
             force: a.force,
+            symmetry: WriteSymmetry::Auto,
+            comments: Vec::new(),
         })
     }
 
@@ -132,21 +150,25 @@ pub fn save<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, target: &Target) -> anyhow
         None => target.name(),
     };
     let _spin = Spinner::start(format!("writing {name}"), m.nnz() > 5_000_000);
+    let opts = SaveOptions {
+        force: target.force,
+        symmetry: target.symmetry,
+        comments: target.comments.clone(),
+    };
     match &target.path {
         Some(p) => {
-            io::save_as(
-                p,
-                target.kind,
-                m.as_ref(),
-                &SaveOptions {
-                    force: target.force,
-                },
-            )?;
+            io::save_as(p, target.kind, m.as_ref(), &opts)?;
             Ok(std::fs::metadata(p).map(|md| md.len()).unwrap_or(0))
         }
         None => {
             let mut buf = std::io::Cursor::new(Vec::new());
-            io::write_to(&mut buf, Path::new("<stdout>"), target.kind, m.as_ref())?;
+            io::write_to_with(
+                &mut buf,
+                Path::new("<stdout>"),
+                target.kind,
+                m.as_ref(),
+                &opts,
+            )?;
             let bytes = buf.into_inner();
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)?;

@@ -1941,3 +1941,189 @@ fn completions_and_man_pages() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(ok(&["man", "-o", d, "--force", "-q"]), "");
 }
+
+/// The banner, the comment lines and the size line of a Matrix Market text.
+fn mtx_head(text: &str) -> (String, Vec<String>, String) {
+    let mut lines = text.lines();
+    let banner = lines.next().unwrap().to_string();
+    let mut comments = Vec::new();
+    for l in lines {
+        if let Some(c) = l.strip_prefix('%') {
+            comments.push(c.to_string());
+        } else {
+            return (banner, comments, l.to_string());
+        }
+    }
+    panic!("no size line in {text}");
+}
+
+#[test]
+fn convert_to_mtx_keeps_symmetric_storage_and_comments() {
+    use sparsetool_formats::mm::{read_path, ReadOptions};
+    let dir = tmp();
+    let input = "fixtures/matrices/real/bcsstk13.mtx.gz";
+    let orig = read_path::<f64, i32>(&root().join(input), &ReadOptions::default()).unwrap();
+    assert_eq!(orig.comments.len(), 12);
+    let sym = dir.path().join("sym.mtx");
+    let gen = dir.path().join("gen.mtx");
+    let out = ok(&[
+        "convert",
+        input,
+        "--to",
+        "coo",
+        "-o",
+        sym.to_str().unwrap(),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = fs::read_to_string(&sym).unwrap();
+    assert_eq!(v["bytes"].as_u64(), Some(text.len() as u64));
+    assert_eq!(v["nnz"].as_u64(), Some(83883));
+    let (banner, comments, size) = mtx_head(&text);
+    assert_eq!(banner, "%%MatrixMarket matrix coordinate real symmetric");
+    assert_eq!(comments[..12], orig.comments[..]);
+    assert!(
+        comments[12].starts_with(" written by sparsetool"),
+        "{comments:?}"
+    );
+    assert_eq!(comments.len(), 13);
+    assert_eq!(size, "2003 2003 42943");
+    let back = read_path::<f64, i32>(&sym, &ReadOptions::default()).unwrap();
+    assert_eq!(back.coo.nnz(), orig.coo.nnz());
+
+    ok(&[
+        "convert",
+        input,
+        "--to",
+        "coo",
+        "-o",
+        gen.to_str().unwrap(),
+        "--symmetry",
+        "general",
+    ]);
+    let gtext = fs::read_to_string(&gen).unwrap();
+    let (banner, comments, size) = mtx_head(&gtext);
+    assert_eq!(banner, "%%MatrixMarket matrix coordinate real general");
+    assert_eq!(comments.len(), 13);
+    assert_eq!(size, "2003 2003 83883");
+    assert_eq!(gtext.lines().count(), 1 + 13 + 1 + 83883);
+    assert!(
+        gtext.len() > text.len() * 17 / 10,
+        "{} {}",
+        gtext.len(),
+        text.len()
+    );
+
+    // Converted again (from the symmetric output, into CSR, gzip): the
+    // storage stays, the comments are not repeated.
+    let again = dir.path().join("again.mtx.gz");
+    ok(&[
+        "convert",
+        sym.to_str().unwrap(),
+        "--to",
+        "csr",
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    let m = read_path::<f64, i32>(&again, &ReadOptions::default()).unwrap();
+    assert_eq!(
+        m.header.symmetry,
+        sparsetool_formats::mm::MmSymmetry::Symmetric
+    );
+    assert_eq!(m.header.entries, 42943);
+    assert_eq!(m.comments.len(), 13);
+    assert!(
+        m.comments[12].ends_with(" from csr storage"),
+        "{:?}",
+        m.comments
+    );
+}
+
+#[test]
+fn convert_symmetry_flag_other_kinds_and_containers() {
+    let dir = tmp();
+    // Skew-symmetric to stdout.
+    let out = ok(&[
+        "convert",
+        "fixtures/matrices/real/plskz362.mtx",
+        "--to",
+        "csr",
+        "-o",
+        "-",
+    ]);
+    let (banner, _, size) = mtx_head(&out);
+    assert_eq!(
+        banner,
+        "%%MatrixMarket matrix coordinate real skew-symmetric"
+    );
+    assert_eq!(size, "362 362 880");
+    // A pattern symmetric input reads as ones (f64), written `real
+    // symmetric` with its comments; `--symmetry` is case-insensitive.
+    let out = ok(&[
+        "convert",
+        "fixtures/matrices/real/jagmesh7.mtx",
+        "--to",
+        "ell",
+        "-o",
+        "-",
+        "--symmetry",
+        "AUTO",
+    ]);
+    assert!(out.starts_with("%%MatrixMarket matrix coordinate real symmetric\n%----"));
+    // A general matrix stays general.
+    let out = ok(&[
+        "convert",
+        "fixtures/matrices/seed/C.mtx",
+        "--to",
+        "coo",
+        "-o",
+        "-",
+    ]);
+    assert!(out.starts_with("%%MatrixMarket matrix coordinate real general\n"));
+    // --symmetry with a container that has no such storage: refused before
+    // anything is written.
+    for name in ["x.npz", "x.spb"] {
+        let p = dir.path().join(name);
+        let o = st(&[
+            "convert",
+            "fixtures/matrices/real/plskz362.mtx",
+            "--to",
+            "csr",
+            "-o",
+            p.to_str().unwrap(),
+            "--symmetry",
+            "general",
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains("--symmetry applies to Matrix Market output (.mtx, .mtx.gz) only"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!p.exists());
+    }
+    let o = st(&[
+        "convert",
+        "fixtures/matrices/seed/C.mtx",
+        "--to",
+        "csr",
+        "-o",
+        "-",
+        "--symmetry",
+        "lower",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // gen: a Laplacian is symmetric, so it is written as such.
+    let lap = dir.path().join("lap.mtx");
+    ok(&[
+        "gen",
+        "laplace2d",
+        "--rows",
+        "16",
+        "-o",
+        lap.to_str().unwrap(),
+    ]);
+    let (banner, _, size) = mtx_head(&fs::read_to_string(&lap).unwrap());
+    assert_eq!(banner, "%%MatrixMarket matrix coordinate real symmetric");
+    assert_eq!(size, "16 16 40");
+}

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::binary::{self, SpbError, SpbFile, SpbOptions};
-use crate::mm::{self, MmError, MmField, ReadOptions, WriteOptions};
+use crate::mm::{self, MmError, MmField, ReadOptions, WriteOptions, WriteSymmetry};
 use crate::npz::{self, NpzArchive, NpzError};
 use crate::values::{escape, escape_path};
 use crate::{fits_index, AnyMatrix, Index, MatrixRef, Precision, Scalar};
@@ -654,6 +654,10 @@ pub struct Loaded<T, I> {
     /// One warning per lenient recovery (`.npz`, `.spb`: one per value
     /// array holding NaN or infinities; never a line number).
     pub warnings: Vec<mm::Warning>,
+    /// Matrix Market: the header's comment lines without their leading
+    /// `%` ([`mm::MmMatrix::comments`]), for [`SaveOptions::comments`];
+    /// empty for `.npz` and `.spb`.
+    pub comments: Vec<String>,
 }
 
 /// Reads `input` into a matrix of value type `T` and index type `I`
@@ -678,6 +682,7 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
             return Ok(Loaded {
                 matrix: AnyMatrix::Coo(m.coo),
                 warnings: m.warnings,
+                comments: m.comments,
             });
         }
         Container::Spb => {
@@ -692,7 +697,11 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
             npz::read_npz_named_with::<T, I>(path, &name, opts.lenient)?
         }
     };
-    Ok(Loaded { matrix, warnings })
+    Ok(Loaded {
+        matrix,
+        warnings,
+        comments: Vec::new(),
+    })
 }
 
 /// Output containers, chosen by the output's extension.
@@ -741,11 +750,22 @@ pub struct SaveOptions {
     /// Replace an existing file (otherwise an existing output is an error,
     /// checked before writing and again at the final rename).
     pub force: bool,
+    /// Matrix Market only: the storage to declare (default
+    /// [`WriteSymmetry::Auto`]: a matrix that is exactly symmetric,
+    /// skew-symmetric or hermitian is written as such, lower triangle
+    /// only). `.npz` and `.spb` store every entry whatever this says.
+    pub symmetry: WriteSymmetry,
+    /// Matrix Market only: comment lines written after the banner, e.g. a
+    /// loaded file's [`Loaded::comments`] (see
+    /// [`WriteOptions::comments`] for how they are sanitised). Ignored by
+    /// `.npz` and `.spb`.
+    pub comments: Vec<String>,
 }
 
 /// Writes `m` to `path` in the container its extension names (see
 /// [`OutputKind`]), atomically (see [`write_atomic`]). Matrix Market output
-/// gets a comment naming the writer and the storage format.
+/// gets `opts.comments`, then a comment naming the writer and the storage
+/// format, and the storage `opts.symmetry` picks.
 ///
 /// # Errors
 /// [`Error::Path`] for an unknown extension or an existing output without
@@ -768,12 +788,12 @@ pub fn save_as<T: Scalar, I: Index>(
     m: MatrixRef<'_, T, I>,
     opts: &SaveOptions,
 ) -> Result<(), Error> {
-    write_atomic(path, opts.force, |w| write_to(w, path, kind, m))
+    write_atomic(path, opts.force, |w| write_to_with(w, path, kind, m, opts))
 }
 
 /// Writes `m` in the container `kind` to the stream `w` (for standard
 /// output: into a buffer first, as `.npz` needs to seek); `name` names the
-/// output in errors.
+/// output in errors. Default [`SaveOptions`]: see [`write_to_with`].
 ///
 /// # Errors
 /// Any writer or I/O error.
@@ -783,6 +803,22 @@ pub fn write_to<W: Write + Seek, T: Scalar, I: Index>(
     kind: OutputKind,
     m: MatrixRef<'_, T, I>,
 ) -> Result<(), Error> {
+    write_to_with(w, name, kind, m, &SaveOptions::default())
+}
+
+/// Like [`write_to`], with the Matrix Market options of `opts`
+/// ([`SaveOptions::symmetry`], [`SaveOptions::comments`]; `force` does
+/// not apply to a stream).
+///
+/// # Errors
+/// Any writer or I/O error.
+pub fn write_to_with<W: Write + Seek, T: Scalar, I: Index>(
+    w: &mut W,
+    name: &Path,
+    kind: OutputKind,
+    m: MatrixRef<'_, T, I>,
+    opts: &SaveOptions,
+) -> Result<(), Error> {
     let mtx = || WriteOptions {
         field: mm::default_field::<T>(),
         comment: Some(format!(
@@ -790,6 +826,8 @@ pub fn write_to<W: Write + Seek, T: Scalar, I: Index>(
             env!("CARGO_PKG_VERSION"),
             m.kind()
         )),
+        symmetry: opts.symmetry,
+        comments: opts.comments.clone(),
     };
     match kind {
         OutputKind::Npz => npz::write_matrix(w, m)?,

@@ -9,7 +9,7 @@ use sparsetool_fixtures::{quirk_matrices, real_matrices, real_matrix, RealMatrix
 use sparsetool_formats::mm::{
     read_bytes, read_header_bytes, read_header_path, read_header_path_with, read_path, write_coo,
     write_csr, MmError, MmErrorKind, MmField, MmFormat, MmMatrix, MmSymmetry, ReadOptions,
-    WriteOptions,
+    WriteOptions, WriteSymmetry,
 };
 use sparsetool_formats::{Complex32, Complex64, Coo, Csr, Index, Scalar};
 
@@ -805,21 +805,55 @@ fn header_with_long_comment_block() {
 
 // ---------------------------------------------------------------- writer
 
+/// Options writing every entry as stored (`general`): read → write → read
+/// is then the identity, entry order included.
+fn general<T: Scalar>() -> WriteOptions {
+    WriteOptions {
+        symmetry: WriteSymmetry::General,
+        ..WriteOptions::for_type::<T>()
+    }
+}
+
+/// The matrix as sorted (row, col, value) with duplicates summed in stored
+/// order: what a symmetric write keeps.
+fn canon<T: Scalar, I: Index>(m: &Coo<T, I>) -> (usize, usize, Vec<(usize, usize, T)>) {
+    let mut e: Vec<(usize, usize, T)> = m
+        .rows()
+        .iter()
+        .zip(m.cols())
+        .zip(m.values())
+        .map(|((r, c), v)| (r.to_usize(), c.to_usize(), *v))
+        .collect();
+    e.sort_by_key(|t| (t.0, t.1));
+    let mut out: Vec<(usize, usize, T)> = Vec::new();
+    for (r, c, v) in e {
+        match out.last_mut() {
+            Some(l) if (l.0, l.1) == (r, c) => l.2 += v,
+            _ => out.push((r, c, v)),
+        }
+    }
+    (m.nrows(), m.ncols(), out)
+}
+
 #[test]
 fn write_read_real_files_identity() {
     for f in ["add32_head.mtx", "memplus_rhs1_head.mtx"] {
         let a = read_path::<f64, i32>(&data(f), &strict()).unwrap();
         let mut out = Vec::new();
-        write_coo(&mut out, &a.coo, &WriteOptions::default()).unwrap();
+        write_coo(&mut out, &a.coo, &general::<f64>()).unwrap();
         let b = read_bytes::<f64, i32>(&out, f, &strict()).unwrap();
         assert_eq!(a.coo, b.coo, "{f}");
     }
     for f in ["cha", "young1c"] {
         let a = read_path::<Complex64, i64>(&bundled(f), &lenient()).unwrap();
         let mut out = Vec::new();
-        write_coo(&mut out, &a.coo, &WriteOptions::for_type::<Complex64>()).unwrap();
+        write_coo(&mut out, &a.coo, &general::<Complex64>()).unwrap();
         let b = read_bytes::<Complex64, i64>(&out, f, &strict()).unwrap();
         assert_eq!(a.coo, b.coo, "{f}");
+        let mut out = Vec::new();
+        write_coo(&mut out, &a.coo, &WriteOptions::for_type::<Complex64>()).unwrap();
+        let b = read_bytes::<Complex64, i64>(&out, f, &strict()).unwrap();
+        assert_eq!(canon(&a.coo), canon(&b.coo), "{f}");
     }
 }
 
@@ -842,6 +876,7 @@ fn write_csr_rows() {
     let pat = WriteOptions {
         field: MmField::Pattern,
         comment: None,
+        ..WriteOptions::default()
     };
     let mut out = Vec::new();
     write_csr(&mut out, &csr, &pat).unwrap();
@@ -876,33 +911,64 @@ fn roundtrip<T: Scalar, I: Index>(m: &Coo<T, I>, opts: &WriteOptions) -> Coo<T, 
     read_bytes::<T, I>(&out, "rt", &strict()).unwrap().coo
 }
 
+/// `m` plus its mirror (`sign` times each value, conjugated if `conj`),
+/// so that it is symmetric, skew-symmetric or hermitian when the diagonal
+/// allows.
+fn mirrored<T: Scalar, I: Index>(m: &Coo<T, I>, sign: T, conj: bool) -> Coo<T, I> {
+    let n = m.nrows().min(m.ncols());
+    let (mut r, mut c, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    for ((&i, &j), &x) in m.rows().iter().zip(m.cols()).zip(m.values()) {
+        let (iu, ju) = (i.to_usize(), j.to_usize());
+        if iu >= n || ju >= n || iu == ju {
+            continue;
+        }
+        r.extend([i, j]);
+        c.extend([j, i]);
+        v.extend([x, sign * if conj { x.conj() } else { x }]);
+    }
+    Coo::try_from_parts(n, n, r, c, v).unwrap()
+}
+
 proptest! {
     #[test]
     fn prop_roundtrip_f64_i32(m in coo_strategy::<f64, i32>(finite_f64())) {
-        prop_assert_eq!(roundtrip(&m, &WriteOptions::default()), m);
+        prop_assert_eq!(roundtrip(&m, &general::<f64>()), m.clone());
+        prop_assert_eq!(canon(&roundtrip(&m, &WriteOptions::default())), canon(&m));
     }
 
     #[test]
     fn prop_roundtrip_f64_i64(m in coo_strategy::<f64, i64>(finite_f64())) {
-        prop_assert_eq!(roundtrip(&m, &WriteOptions::default()), m);
+        prop_assert_eq!(roundtrip(&m, &general::<f64>()), m);
     }
 
     #[test]
     fn prop_roundtrip_c64_i32(m in coo_strategy::<Complex64, i32>(
         (finite_f64(), finite_f64()).prop_map(|(a, b)| Complex64::new(a, b)))) {
-        prop_assert_eq!(roundtrip(&m, &WriteOptions::for_type::<Complex64>()), m);
+        prop_assert_eq!(roundtrip(&m, &general::<Complex64>()), m);
     }
 
     #[test]
     fn prop_roundtrip_c64_i64(m in coo_strategy::<Complex64, i64>(
         (finite_f64(), finite_f64()).prop_map(|(a, b)| Complex64::new(a, b)))) {
-        prop_assert_eq!(roundtrip(&m, &WriteOptions::for_type::<Complex64>()), m);
+        prop_assert_eq!(roundtrip(&m, &general::<Complex64>()), m);
     }
 
     #[test]
     fn prop_roundtrip_f32(m in coo_strategy::<f32, i32>(
         proptest::num::f32::NORMAL | proptest::num::f32::SUBNORMAL | proptest::num::f32::ZERO)) {
-        prop_assert_eq!(roundtrip(&m, &WriteOptions::default()), m);
+        prop_assert_eq!(roundtrip(&m, &general::<f32>()), m);
+    }
+
+    #[test]
+    fn prop_roundtrip_auto_symmetric_kinds(m in coo_strategy::<Complex64, i32>(
+        (finite_f64(), finite_f64()).prop_map(|(a, b)| Complex64::new(a, b)))) {
+        let one = Complex64::new(1.0, 0.0);
+        for (sign, conj) in [(one, false), (-one, false), (one, true)] {
+            let s = mirrored(&m, sign, conj);
+            let back = roundtrip(&s, &WriteOptions::for_type::<Complex64>());
+            prop_assert_eq!(canon(&back), canon(&s));
+        }
+        prop_assert_eq!(canon(&roundtrip(&m, &WriteOptions::for_type::<Complex64>())), canon(&m));
     }
 
     #[test]
@@ -981,9 +1047,22 @@ fn check_bundled<T: Scalar>(m: &RealMatrix, opts: &WriteOptions) {
         }
     }
     let mut out = Vec::new();
-    write_coo(&mut out, &a, opts).unwrap();
+    let exact = WriteOptions {
+        symmetry: WriteSymmetry::General,
+        ..opts.clone()
+    };
+    write_coo(&mut out, &a, &exact).unwrap();
     let b = read_bytes::<T, i32>(&out, m.name, &strict()).unwrap().coo;
     assert_eq!(a, b, "{}: written and read again", m.name);
+    let mut out = Vec::new();
+    write_coo(&mut out, &a, opts).unwrap();
+    let b = read_bytes::<T, i32>(&out, m.name, &strict()).unwrap().coo;
+    assert_eq!(
+        canon(&a),
+        canon(&b),
+        "{}: written (auto) and read again",
+        m.name
+    );
 }
 
 /// Every matrix bundled in `fixtures/matrices` (18 real, 3 quirks; gzipped

@@ -7,9 +7,9 @@ use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
 
 use crate::args::ConvertArgs;
 use crate::dispatch::with_types;
-use crate::io::{container_name, dtype, load, probe, save, Target};
+use crate::io::{container_name, dtype, load_with_comments, probe, save, Target};
 use crate::output::{Timings, Written};
-use sparsetool_formats::io::Input;
+use sparsetool_formats::io::{Input, OutputKind};
 
 /// Parses `--hyb-width`.
 pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
@@ -91,7 +91,16 @@ impl TryFrom<&ConvertArgs> for Plan {
 /// Runs `convert`.
 pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let plan = Plan::try_from(a)?;
-    let target = Target::new(&a.out, a.json)?;
+    let mut target = Target::new(&a.out, a.json)?;
+    if let Some(s) = a.symmetry {
+        if !matches!(target.kind, OutputKind::Mtx | OutputKind::MtxGz) {
+            bail!(
+                "--symmetry applies to Matrix Market output (.mtx, .mtx.gz) only, not {}",
+                container_name(target.kind)
+            );
+        }
+        target.symmetry = s.into();
+    }
     let mut t = Timings::new(a.timings);
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
@@ -109,7 +118,7 @@ fn run_typed<T: Scalar, I: Index>(
     target: &Target,
     t: &mut Timings,
 ) -> anyhow::Result<()> {
-    let m = load::<T, I>(src, &a.read)?;
+    let (m, comments) = load_with_comments::<T, I>(src, &a.read)?;
     t.phase("read");
     let cannot = || format!("cannot convert {} to {}", src.name(), plan.target);
     let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
@@ -123,9 +132,14 @@ fn run_typed<T: Scalar, I: Index>(
         from_csr(&csr, plan.target, &params).with_context(cannot)?
     };
     t.phase("convert");
-    let bytes = save(&out, target)?;
+    // The input's header comments go on into a Matrix Market output.
+    let target = Target {
+        comments,
+        ..target.clone()
+    };
+    let bytes = save(&out, &target)?;
     t.phase("write");
-    written(&out, target, bytes, t, Some(src.name()), None).report(a.json)
+    written(&out, &target, bytes, t, Some(src.name()), None).report(a.json)
 }
 
 /// The summary of a write, shared by `convert` and `gen`.

@@ -287,6 +287,32 @@ fn is_comment_or_blank(b: &[u8]) -> bool {
     t.is_empty() || t[0] == b'%'
 }
 
+/// The comment lines of a file's head (its bytes up to the first data
+/// line): every line after the banner whose first non-blank character is
+/// `%`, without that `%` and a trailing CR, as UTF-8 (lossy). Blank lines
+/// before the banner are skipped; a file without a banner (lenient) has
+/// only its size line in the head, so no comments.
+pub(crate) fn comment_lines(head: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen_first = false;
+    for line in head.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let t = trim(line);
+        if !seen_first {
+            seen_first = !t.is_empty();
+            continue;
+        }
+        let s = line
+            .iter()
+            .position(|c| !matches!(c, b' ' | b'\t'))
+            .unwrap_or(line.len());
+        if let Some(text) = line[s..].strip_prefix(b"%") {
+            out.push(String::from_utf8_lossy(text).into_owned());
+        }
+    }
+    out
+}
+
 /// Tokens of a line, split on spaces and tabs.
 fn tokens(b: &[u8]) -> impl Iterator<Item = &[u8]> {
     b.split(|c| matches!(c, b' ' | b'\t' | b'\r'))

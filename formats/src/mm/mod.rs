@@ -64,12 +64,35 @@
 //!   lower value wins); upper entries without a stored mirror are kept;
 //! - NaN/infinite values, non-integer values in an `integer` file.
 //!
+//! # Comments
+//! [`MmMatrix::comments`] keeps the comment lines between the banner and
+//! the size line, in order, each without its leading `%` (blank lines are
+//! dropped); every source (mapped file, gzip, stdin) reads them through
+//! the same header code. [`WriteOptions::comments`] writes them back.
+//!
 //! # Writing
-//! [`write_coo`] and [`write_csr`] write `coordinate general` files with a
-//! canonical banner, a comment line, the size line and 1-based entries;
-//! values use the shortest representation that reads back exactly (`ryu`,
-//! `f32` values through its `f32` path), so read → write → read is the
-//! identity. Formatting runs in parallel in blocks, written in order.
+//! [`write_coo`] and [`write_csr`] write `coordinate` files: a canonical
+//! banner, the carried [`WriteOptions::comments`] (`%` + text; line breaks
+//! start new lines, other control characters but tab become U+FFFD; the
+//! writer's own `written by sparsetool` lines are not carried twice), the
+//! writer's comment line, the size line and 1-based entries.
+//!
+//! Storage ([`WriteOptions::symmetry`]): with [`WriteSymmetry::Auto`] (the
+//! default) a square matrix is canonicalised (sorted, duplicates summed)
+//! and checked by [`symmetry_of`], in parallel, O(nnz log): if A = Aᵀ it
+//! is written `symmetric`, else if A = −Aᵀ with no diagonal entry
+//! `skew-symmetric`, else (complex field) if A = conj(Aᵀ) with a real
+//! diagonal `hermitian` (`pattern`: symmetric structure only) — the lower
+//! triangle only (strictly lower for skew-symmetric), about half the
+//! entries. Structure must match too (a stored zero needs its mirror).
+//! Everything else, and [`WriteSymmetry::General`], is written `general`:
+//! every stored entry in stored order (COO, duplicates kept) or row by row.
+//!
+//! Values use the shortest representation that reads back exactly (`ryu`,
+//! `f32` values through its `f32` path), so read → write → read gives the
+//! same matrix (with `General`, the same entries in the same order; with
+//! `Auto`, the same matrix after canonicalisation). Formatting runs in
+//! parallel in blocks, written in order.
 //!
 //! ```
 //! use sparsetool_formats::mm::{read_bytes, write_coo, ReadOptions, WriteOptions};
@@ -100,7 +123,9 @@ use std::path::Path;
 pub use error::{MmError, MmErrorKind};
 pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
 pub use scan::{scan_structure, StructureScan};
-pub use write::{default_field, write_coo, write_csr, write_matrix, WriteOptions};
+pub use write::{
+    default_field, symmetry_of, write_coo, write_csr, write_matrix, WriteOptions, WriteSymmetry,
+};
 
 use crate::{Coo, Index, Scalar};
 use header::Head;
@@ -152,6 +177,12 @@ pub struct MmMatrix<T, I> {
     pub coo: Coo<T, I>,
     /// One warning per lenient recovery (empty in strict mode).
     pub warnings: Vec<Warning>,
+    /// The comment lines between the banner and the size line, in order,
+    /// each without its leading `%` (so `% name: x` gives ` name: x` and
+    /// `%%GraphBLAS y` gives `%GraphBLAS y`); blank lines are not kept, a
+    /// trailing CR is dropped, invalid UTF-8 becomes U+FFFD. Writing them
+    /// back as `%` + text ([`WriteOptions::comments`]) restores the lines.
+    pub comments: Vec<String>,
 }
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -405,12 +436,13 @@ fn read_stream<'r, T: Scalar, I: Index>(
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
     let (header, warnings, head) = read_header_from(&mut reader, gz, name, opts)?;
+    let comments = header::comment_lines(&head[..header.data_offset.min(head.len())]);
     let src = assemble::Source::Stream {
         head,
         rest: reader,
         gz,
     };
-    read_source(src, header, warnings, name, opts)
+    read_source(src, (header, warnings, comments), name, opts)
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -477,10 +509,10 @@ fn read_plain<T: Scalar, I: Index>(
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
     let (header, warnings) = head_of(bytes, name, opts)?;
+    let comments = header::comment_lines(&bytes[..header.data_offset.min(bytes.len())]);
     read_source(
         assemble::Source::Memory(bytes),
-        header,
-        warnings,
+        (header, warnings, comments),
         name,
         opts,
     )
@@ -489,8 +521,7 @@ fn read_plain<T: Scalar, I: Index>(
 /// The data of a file whose header is read.
 fn read_source<T: Scalar, I: Index>(
     src: assemble::Source<'_>,
-    header: Header,
-    mut warnings: Vec<Warning>,
+    (header, mut warnings, comments): (Header, Vec<Warning>, Vec<String>),
     name: &str,
     opts: &ReadOptions,
 ) -> Result<MmMatrix<T, I>, MmError> {
@@ -512,5 +543,6 @@ fn read_source<T: Scalar, I: Index>(
         header,
         coo,
         warnings,
+        comments,
     })
 }

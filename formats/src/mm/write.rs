@@ -1,11 +1,18 @@
-//! The writer: `coordinate general` files with shortest round-trip values.
+//! The writer: `coordinate` files with shortest round-trip values.
 //!
 //! ```text
-//! %%MatrixMarket matrix coordinate <field> general
-//! % <comment>
+//! %%MatrixMarket matrix coordinate <field> <symmetry>
+//! %<carried comment>           (WriteOptions::comments, sanitised)
+//! % <comment>                  (WriteOptions::comment)
 //! ROWS COLS ENTRIES
 //! i j [value | re im]          (1-based)
 //! ```
+//!
+//! With [`WriteSymmetry::Auto`] (the default) a square matrix that is
+//! exactly symmetric, skew-symmetric or hermitian ([`symmetry_of`]) is
+//! written as such: its lower triangle (strictly lower for skew-symmetric),
+//! row by row, after canonicalisation (entries sorted, duplicates summed).
+//! Everything else is written `general`, every stored entry.
 //!
 //! Entries are formatted in parallel in blocks (rayon) and written in
 //! order; values are checked against the field before anything is
@@ -16,8 +23,20 @@ use std::io::Write;
 use rayon::prelude::*;
 
 use super::error::{MmError, MmErrorKind};
-use super::header::MmField;
-use crate::{Coo, Csr, Index, MatrixRef, Scalar};
+use super::header::{MmField, MmSymmetry};
+use crate::{fits_index, Coo, Csr, Index, MatrixRef, Scalar};
+
+/// Which storage the writer declares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WriteSymmetry {
+    /// `symmetric`, `skew-symmetric` or `hermitian` (lower triangle only)
+    /// when the matrix is square and exactly so ([`symmetry_of`]);
+    /// `general` otherwise.
+    #[default]
+    Auto,
+    /// Always `general`: every stored entry, in stored order.
+    General,
+}
 
 /// Options of the writer.
 #[derive(Clone, Debug)]
@@ -27,9 +46,20 @@ pub struct WriteOptions {
     /// (values dropped). `Real` for a complex type requires every imaginary
     /// part to be zero.
     pub field: MmField,
-    /// Comment written after the banner (one `%` line per line of text);
+    /// Comment written after the banner and the carried
+    /// [`comments`](Self::comments) (one `% ` line per line of text);
     /// `None` writes `% written by sparsetool`.
     pub comment: Option<String>,
+    /// Storage to declare (default [`WriteSymmetry::Auto`]).
+    pub symmetry: WriteSymmetry,
+    /// Comment lines carried over from an input (as the reader keeps them
+    /// in [`MmMatrix::comments`](super::MmMatrix::comments): the text after
+    /// the `%`), written right after the banner as `%` + text. A line break
+    /// inside one starts a new `%` line; other control characters (but
+    /// tab) become U+FFFD, so no comment can break the file. Lines that
+    /// are a sparsetool writer's own comment (`written by sparsetool...`)
+    /// are skipped, so repeated conversions do not pile them up.
+    pub comments: Vec<String>,
 }
 
 impl Default for WriteOptions {
@@ -37,6 +67,8 @@ impl Default for WriteOptions {
         Self {
             field: MmField::Real,
             comment: None,
+            symmetry: WriteSymmetry::Auto,
+            comments: Vec::new(),
         }
     }
 }
@@ -47,7 +79,7 @@ impl WriteOptions {
     pub fn for_type<T: Scalar>() -> Self {
         Self {
             field: default_field::<T>(),
-            comment: None,
+            ..Self::default()
         }
     }
 }
@@ -154,27 +186,182 @@ fn push_entry<T: Scalar>(
     buf.push(b'\n');
 }
 
+/// The writer's own comment text, as carried comments start when a file
+/// written by sparsetool is read back.
+const OWN_COMMENT: &str = "written by sparsetool";
+
+/// One carried comment as `%` lines: a line per line of text, control
+/// characters other than tab replaced by U+FFFD.
+fn push_comment(s: &mut String, c: &str) {
+    if c.is_empty() {
+        s.push_str("%\n");
+        return;
+    }
+    for l in c.lines() {
+        if l.trim_start().starts_with(OWN_COMMENT) {
+            continue;
+        }
+        s.push('%');
+        s.extend(l.chars().map(|ch| {
+            if ch.is_control() && ch != '\t' {
+                '\u{FFFD}'
+            } else {
+                ch
+            }
+        }));
+        s.push('\n');
+    }
+}
+
+/// Banner, comments and size line.
 fn write_head<W: Write>(
     w: &mut W,
-    nrows: usize,
-    ncols: usize,
-    nnz: usize,
+    (nrows, ncols, nnz): (usize, usize, usize),
+    symmetry: MmSymmetry,
     opts: &WriteOptions,
 ) -> Result<(), MmError> {
-    let mut s = format!("%%MatrixMarket matrix coordinate {} general\n", opts.field);
+    let mut s = format!(
+        "%%MatrixMarket matrix coordinate {} {}\n",
+        opts.field,
+        symmetry.keyword()
+    );
+    for c in &opts.comments {
+        push_comment(&mut s, c);
+    }
     match &opts.comment {
         None => s.push_str("% written by sparsetool\n"),
         Some(c) if c.is_empty() => s.push_str("%\n"),
         Some(c) => {
             for l in c.lines() {
                 s.push_str("% ");
-                s.push_str(l);
+                s.extend(l.chars().map(|ch| {
+                    if ch.is_control() && ch != '\t' {
+                        '\u{FFFD}'
+                    } else {
+                        ch
+                    }
+                }));
                 s.push('\n');
             }
         }
     }
     s.push_str(&format!("{nrows} {ncols} {nnz}\n"));
     w.write_all(s.as_bytes()).map_err(werr)
+}
+
+/// The storage a square matrix can be written in without loss, given the
+/// field it is written in: `Symmetric` if A = Aᵀ, else `SkewSymmetric` if
+/// A = −Aᵀ and no diagonal entry is stored, else `Hermitian` (complex
+/// field only) if A = conj(Aᵀ) with a real diagonal, else `General` (also
+/// for non-square matrices). Structure counts too: every stored (i, j)
+/// needs a stored (j, i), so explicit zeros survive the round trip. A
+/// `pattern` field compares the structure only (symmetric or general).
+/// NaN equals nothing: a matrix holding a NaN is `General` unless the
+/// field is `pattern`.
+///
+/// O(nnz log(row length)), in parallel over rows: each entry's mirror is
+/// found by binary search in its column's row.
+///
+/// ```
+/// use sparsetool_formats::mm::{symmetry_of, MmField, MmSymmetry};
+/// use sparsetool_formats::Csr;
+/// let a = Csr::<f64, i32>::try_from_parts(2, 2, vec![0, 1, 2], vec![1, 0], vec![3.0, -3.0]).unwrap();
+/// assert_eq!(symmetry_of(&a, MmField::Real), MmSymmetry::SkewSymmetric);
+/// assert_eq!(symmetry_of(&a, MmField::Pattern), MmSymmetry::Symmetric);
+/// ```
+#[must_use]
+pub fn symmetry_of<T: Scalar, I: Index>(m: &Csr<T, I>, field: MmField) -> MmSymmetry {
+    if m.nrows() != m.ncols() {
+        return MmSymmetry::General;
+    }
+    let pattern = field == MmField::Pattern;
+    let complex = field == MmField::Complex && T::IS_COMPLEX;
+    let and = |a: (bool, bool, bool), b: (bool, bool, bool)| (a.0 && b.0, a.1 && b.1, a.2 && b.2);
+    let row_flags = |i: usize| -> Result<(bool, bool, bool), ()> {
+        let mut f = (true, !pattern, complex);
+        let (cols, vals) = m.row(i);
+        for (c, &v) in cols.iter().zip(vals) {
+            let j = c.to_usize();
+            let (mc, mv) = m.row(j);
+            let Ok(k) = mc.binary_search_by(|x| x.to_usize().cmp(&i)) else {
+                return Err(());
+            };
+            if pattern {
+                continue;
+            }
+            let u = mv[k];
+            f.0 &= v == u;
+            f.1 &= i != j && v == -u;
+            f.2 &= v == u.conj() && (i != j || v.im() == 0.0);
+            if f == (false, false, false) {
+                return Err(());
+            }
+        }
+        Ok(f)
+    };
+    let flags = (0..m.nrows())
+        .into_par_iter()
+        .map(row_flags)
+        .try_reduce(|| (true, true, true), |a, b| Ok(and(a, b)));
+    match flags {
+        Ok((true, _, _)) => MmSymmetry::Symmetric,
+        Ok((_, true, _)) => MmSymmetry::SkewSymmetric,
+        Ok((_, _, true)) => MmSymmetry::Hermitian,
+        _ => MmSymmetry::General,
+    }
+}
+
+/// A COO matrix in canonical CSR form (sorted, duplicates summed in
+/// stored order), or `None` if its entry count does not fit `I`.
+fn canonical_csr<T: Scalar, I: Index>(m: &Coo<T, I>) -> Option<Csr<T, I>> {
+    use rayon::slice::ParallelSliceMut;
+    let n = m.nrows();
+    if !fits_index::<I>(n, m.ncols(), m.nnz()) {
+        return None;
+    }
+    let (rows, cols, vals) = (m.rows(), m.cols(), m.values());
+    let mut order: Vec<usize> = (0..m.nnz()).collect();
+    if !m.is_canonical() {
+        order.par_sort_by_key(|&k| (rows[k], cols[k]));
+    }
+    let mut counts = vec![0usize; n + 1];
+    let mut col_idx = Vec::with_capacity(m.nnz());
+    let mut values: Vec<T> = Vec::with_capacity(m.nnz());
+    let mut last = None;
+    for k in order {
+        let key = (rows[k], cols[k]);
+        match values.last_mut() {
+            Some(v) if last == Some(key) => *v += vals[k],
+            _ => {
+                col_idx.push(cols[k]);
+                values.push(vals[k]);
+                counts[rows[k].to_usize() + 1] += 1;
+                last = Some(key);
+            }
+        }
+    }
+    let mut row_ptr = Vec::with_capacity(n + 1);
+    let mut acc = 0usize;
+    for c in counts {
+        acc += c;
+        row_ptr.push(I::from_usize_unchecked(acc));
+    }
+    // SAFETY: rows are sorted by (row, col) with duplicates merged, so
+    // columns ascend strictly within a row; every index comes from a valid
+    // COO of the same shape, and the entry count fits `I` (checked above).
+    Some(unsafe { Csr::from_parts_unchecked(n, m.ncols(), row_ptr, col_idx, values) })
+}
+
+/// Whether a COO matrix cannot be symmetric, from a cheap count: some
+/// entries strictly below the diagonal but none above, or the reverse.
+fn surely_general<T: Scalar, I: Index>(m: &Coo<T, I>) -> bool {
+    let (lower, upper) = m
+        .rows()
+        .par_iter()
+        .zip(m.cols())
+        .map(|(r, c)| (usize::from(r > c), usize::from(r < c)))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    (lower == 0) != (upper == 0)
 }
 
 /// Formats `blocks` in parallel (a batch at a time, bounding memory) and
@@ -197,7 +384,11 @@ where
     Ok(())
 }
 
-/// Writes a COO matrix (entries in stored order, duplicates kept).
+/// Writes a COO matrix. `general`: entries in stored order, duplicates
+/// kept. With [`WriteSymmetry::Auto`], a square matrix is canonicalised
+/// (sorted, duplicates summed) and, if [`symmetry_of`] finds it
+/// symmetric, skew-symmetric or hermitian, written as such (its lower
+/// triangle, row by row).
 ///
 /// # Errors
 /// [`MmErrorKind::NotRepresentable`] if a value does not fit
@@ -209,7 +400,20 @@ pub fn write_coo<W: Write, T: Scalar, I: Index>(
     opts: &WriteOptions,
 ) -> Result<(), MmError> {
     check_values(m.values(), opts.field)?;
-    write_head(&mut w, m.nrows(), m.ncols(), m.nnz(), opts)?;
+    if opts.symmetry == WriteSymmetry::Auto && m.nrows() == m.ncols() && !surely_general(m) {
+        if let Some(c) = canonical_csr(m) {
+            let sym = symmetry_of(&c, opts.field);
+            if sym != MmSymmetry::General {
+                return write_rows(w, &c, sym, opts);
+            }
+        }
+    }
+    write_head(
+        &mut w,
+        (m.nrows(), m.ncols(), m.nnz()),
+        MmSymmetry::General,
+        opts,
+    )?;
     let (rows, cols, vals) = (m.rows(), m.cols(), m.values());
     let n = m.nnz();
     write_blocks(&mut w, n.div_ceil(BLOCK), |b| {
@@ -232,17 +436,50 @@ pub fn write_coo<W: Write, T: Scalar, I: Index>(
     w.flush().map_err(werr)
 }
 
-/// Writes a CSR matrix (row by row).
+/// Writes a CSR matrix (row by row): `general`, or with
+/// [`WriteSymmetry::Auto`] the lower triangle of a matrix that
+/// [`symmetry_of`] finds symmetric, skew-symmetric or hermitian.
 ///
 /// # Errors
 /// As [`write_coo`].
 pub fn write_csr<W: Write, T: Scalar, I: Index>(
-    mut w: W,
+    w: W,
     m: &Csr<T, I>,
     opts: &WriteOptions,
 ) -> Result<(), MmError> {
     check_values(m.values(), opts.field)?;
-    write_head(&mut w, m.nrows(), m.ncols(), m.nnz(), opts)?;
+    let sym = match opts.symmetry {
+        WriteSymmetry::Auto => symmetry_of(m, opts.field),
+        WriteSymmetry::General => MmSymmetry::General,
+    };
+    write_rows(w, m, sym, opts)
+}
+
+/// Writes the rows of a CSR matrix in storage `sym`: every entry
+/// (general), the lower triangle (symmetric, hermitian) or the strictly
+/// lower one (skew-symmetric). Values are already checked.
+fn write_rows<W: Write, T: Scalar, I: Index>(
+    mut w: W,
+    m: &Csr<T, I>,
+    sym: MmSymmetry,
+    opts: &WriteOptions,
+) -> Result<(), MmError> {
+    // Entries of row `r` that are written: a prefix, as columns ascend.
+    let kept = |r: usize| -> usize {
+        let cols = m.row(r).0;
+        match sym {
+            MmSymmetry::General => cols.len(),
+            MmSymmetry::SkewSymmetric => cols.partition_point(|c| c.to_usize() < r),
+            MmSymmetry::Symmetric | MmSymmetry::Hermitian => {
+                cols.partition_point(|c| c.to_usize() <= r)
+            }
+        }
+    };
+    let nnz = match sym {
+        MmSymmetry::General => m.nnz(),
+        _ => (0..m.nrows()).into_par_iter().map(kept).sum(),
+    };
+    write_head(&mut w, (m.nrows(), m.ncols(), nnz), sym, opts)?;
     // Row ranges holding about BLOCK entries each.
     let ptr = m.row_ptr();
     let mut bounds = vec![0usize];
@@ -264,7 +501,8 @@ pub fn write_csr<W: Write, T: Scalar, I: Index>(
         let (mut ib, mut rb) = (itoa::Buffer::new(), ryu::Buffer::new());
         for r in r0..r1 {
             let (cols, vals) = m.row(r);
-            for (c, v) in cols.iter().zip(vals) {
+            let k = kept(r);
+            for (c, v) in cols[..k].iter().zip(&vals[..k]) {
                 push_entry(&mut buf, r, c.to_usize(), *v, opts.field, &mut ib, &mut rb);
             }
         }
@@ -310,6 +548,7 @@ mod tests {
         let o = WriteOptions {
             field: MmField::Integer,
             comment: Some("a\nb".into()),
+            ..WriteOptions::default()
         };
         let mut out = Vec::new();
         let e = write_coo(&mut out, &m, &o).unwrap_err();
@@ -343,6 +582,7 @@ mod tests {
         let o = WriteOptions {
             field: MmField::Pattern,
             comment: Some(String::new()),
+            ..WriteOptions::default()
         };
         let mut out = Vec::new();
         write_coo(&mut out, &m, &o).unwrap();
