@@ -12,7 +12,7 @@ use sparsetool_formats::mm::{self, WriteSymmetry};
 use sparsetool_formats::{AnyMatrix, Index, Precision, Scalar};
 
 use crate::args::{MatrixOutArgs, ReadArgs};
-use crate::output::{note, Spinner};
+use crate::output::{note, Bar, Spinner, Unit};
 
 /// The load options the read flags ask for.
 pub fn load_options(read: &ReadArgs) -> LoadOptions {
@@ -50,9 +50,14 @@ pub fn load_with_comments<T: Scalar, I: Index>(
     src: &Input,
     read: &ReadArgs,
 ) -> anyhow::Result<(AnyMatrix<T, I>, Vec<String>)> {
-    let _spin = Spinner::start(
+    // Bytes read of the file's size (a stream: bytes so far).
+    let len = src.len();
+    let _bar = Bar::follow(
         format!("reading {}", escape(&src.name())),
-        src.len() > (64 << 20),
+        &sparsetool_formats::progress::READ,
+        Some(len),
+        Unit::Bytes,
+        len > (64 << 20) || matches!(src, Input::Stream(_)),
     );
     let loaded = io::load::<T, I>(src, &load_options(read))?;
     print_warnings(&src.name(), &loaded.warnings);

@@ -168,6 +168,112 @@ impl Timings {
     }
 }
 
+/// What a [`Bar`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Input bytes (reading): `1.2 GiB/3.4 GiB`.
+    Bytes,
+    /// Units of work (entries converted, kernels timed), shown as `N/M`
+    /// with the word given.
+    Count(&'static str),
+}
+
+/// A progress bar on stderr that follows one of the libraries' progress
+/// counters ([`sparsetool_formats::progress`]): done of total, percentage
+/// and time left, redrawn ten times a second by a polling thread. A
+/// counter whose total is unknown (0, e.g. a stream) shows a spinner with
+/// the count so far. Shown only on a terminal, without `--quiet`, and
+/// when `big` says the work is worth it; nothing otherwise.
+#[derive(Debug)]
+pub struct Bar {
+    pb: Option<indicatif::ProgressBar>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    poll: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Bar {
+    /// Follows `counter` (restarted at `0 / total` here unless
+    /// `keep_total`: the work sets its own total) under `msg`.
+    pub fn follow(
+        msg: String,
+        counter: &'static sparsetool_formats::progress::Progress,
+        total: Option<u64>,
+        unit: Unit,
+        big: bool,
+    ) -> Self {
+        use std::io::IsTerminal;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        if let Some(t) = total {
+            counter.start(t);
+        }
+        if !big || quiet() || !std::io::stderr().is_terminal() {
+            return Self {
+                pb: None,
+                stop,
+                poll: None,
+            };
+        }
+        let pb = indicatif::ProgressBar::new(total.unwrap_or(0));
+        let (with_total, without) = match unit {
+            Unit::Bytes => (
+                "{msg} [{bar:30}] {bytes}/{total_bytes} ({percent}%, {eta} left)".to_string(),
+                "{spinner} {msg}: {bytes} ({bytes_per_sec})".to_string(),
+            ),
+            Unit::Count(word) => (
+                format!("{{msg}} [{{bar:30}}] {{human_pos}}/{{human_len}} {word} ({{percent}}%, {{eta}} left)"),
+                format!("{{spinner}} {{msg}}: {{human_pos}} {word}"),
+            ),
+        };
+        let style = |t: &str| {
+            indicatif::ProgressStyle::with_template(t)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> ")
+        };
+        let initial = total.unwrap_or(0) > 0;
+        pb.set_style(style(if initial { &with_total } else { &without }));
+        pb.set_message(msg);
+        let poll = {
+            let (pb, stop) = (pb.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut known = Some(initial);
+                while !stop.load(Ordering::Relaxed) {
+                    let (done, total) = counter.get();
+                    if known != Some(total > 0) {
+                        known = Some(total > 0);
+                        pb.set_style(style(if total > 0 { &with_total } else { &without }));
+                    }
+                    if total > 0 {
+                        pb.set_length(total);
+                        pb.set_position(done.min(total));
+                    } else {
+                        pb.set_position(done);
+                        pb.tick();
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+            })
+        };
+        Self {
+            pb: Some(pb),
+            stop,
+            poll: Some(poll),
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.poll.take() {
+            let _ = h.join();
+        }
+        if let Some(pb) = self.pb.take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
 /// A spinner on stderr for work that may take more than a second; shown only
 /// on a terminal and only when `big` says the work is large.
 #[derive(Debug)]

@@ -2127,3 +2127,48 @@ fn convert_symmetry_flag_other_kinds_and_containers() {
     assert_eq!(banner, "%%MatrixMarket matrix coordinate real symmetric");
     assert_eq!(size, "16 16 40");
 }
+
+/// Progress bars: drawn on a terminal (here a pseudo-terminal from
+/// `script`), never into a pipe, never with `--quiet`.
+#[test]
+fn progress_bars_only_on_a_terminal() {
+    let bench = [
+        "bench",
+        "fixtures/matrices/seed/B.mtx",
+        "--device",
+        "cpu",
+        "--reps",
+        "1",
+    ];
+    let piped = st(&bench);
+    assert!(piped.status.success(), "{}", stderr(&piped));
+    assert!(!stderr(&piped).contains("layouts"), "{}", stderr(&piped));
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("SKIPPED: no `script` command for a pseudo-terminal");
+        return;
+    }
+    let on_tty = |quiet: bool| {
+        let mut cmd = format!("{} {}", env!("CARGO_BIN_EXE_sparsetool"), bench.join(" "));
+        if quiet {
+            cmd.push_str(" --quiet");
+        }
+        let o = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .current_dir(common::root())
+            .output()
+            .expect("script runs");
+        assert!(o.status.success(), "{}", stdout(&o));
+        stdout(&o)
+    };
+    let shown = on_tty(false);
+    assert!(shown.contains("layouts"), "{shown}");
+    assert!(
+        shown.contains("timing fixtures/matrices/seed/B.mtx on the CPU"),
+        "{shown}"
+    );
+    assert!(!on_tty(true).contains("layouts"));
+}

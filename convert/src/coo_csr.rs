@@ -179,6 +179,9 @@ pub(crate) fn coo_to_csr<T: Scalar, I: Index>(par: Par, coo: &Coo<T, I>) -> Csr<
                 }
                 *p += 1;
             }
+            // The scatter is the pass over every entry that a progress
+            // bar can follow (the bucket sorts after it are short).
+            sparsetool_formats::progress::CONVERT.add((b - a) as u64);
         };
         match par {
             Par::Seq => hist.chunks_mut(nb).enumerate().for_each(scatter),

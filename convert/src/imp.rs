@@ -70,6 +70,8 @@ fn gather_blocks<T: Scalar, I: Index>(
             );
             fill(i, &mut c[s..e], &mut v[s..e]);
         }
+        let done = row_ptr[r1].to_usize() - base;
+        sparsetool_formats::progress::CONVERT.add(done as u64);
     });
     (cols, vals)
 }
@@ -153,6 +155,8 @@ fn fill_ell_part<T: Scalar, I: Index>(
                 // SAFETY: each row is filled by exactly one block.
                 unsafe { fill_slotted_row(i, n, width, &c[..l], &v[..l], &sc, &sv) };
             }
+            let done = a.row_ptr()[r1].to_usize() - a.row_ptr()[r0].to_usize();
+            sparsetool_formats::progress::CONVERT.add(done as u64);
         });
     }
     (row_nnz, cols, vals)

@@ -162,10 +162,11 @@ pub fn checked_elems(
         .ok_or_else(|| AllocError::new(what, a as u128 * b as u128, elem_size))
 }
 
-/// Physical memory plus swap of this machine in bytes (Linux:
+/// Memory this process can still get without the kernel's out-of-memory
+/// killer stepping in, in bytes (Linux: `MemAvailable` plus free swap from
 /// `/proc/meminfo`), or `None` where unknown.
 #[must_use]
-pub fn system_memory() -> Option<u128> {
+pub fn available_memory() -> Option<u128> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let field = |key: &str| -> Option<u128> {
         let line = text.lines().find(|l| l.starts_with(key))?;
@@ -177,15 +178,16 @@ pub fn system_memory() -> Option<u128> {
             .ok()?;
         Some(kb * 1024)
     };
-    Some(field("MemTotal:")? + field("SwapTotal:").unwrap_or(0))
+    Some(field("MemAvailable:")? + field("SwapFree:").unwrap_or(0))
 }
 
 /// Checks, before work that will allocate about `bytes` bytes in total
-/// (for `what`), that it can: the size fits the address space, the
-/// allocator grants it now (a process memory limit such as `ulimit -v`
-/// shows here), and it does not exceed the machine's memory plus swap
-/// (beyond which the kernel's out-of-memory killer, not an error, would
-/// end the work). Nothing stays allocated.
+/// (for `what`), that it can: the size fits the address space, it does not
+/// exceed the memory available now ([`available_memory`]: beyond it the
+/// kernel's out-of-memory killer, not an error, would end the work, since
+/// Linux grants large allocations it cannot back), and the allocator grants
+/// it (a process memory limit such as `ulimit -v` shows here). Nothing
+/// stays allocated.
 ///
 /// # Errors
 /// [`AllocError`] naming `what` and the bytes.
@@ -194,7 +196,7 @@ pub fn ensure_available(bytes: u128, what: &str) -> Result<(), AllocError> {
     if bytes > isize::MAX as u128 {
         return Err(err());
     }
-    if system_memory().is_some_and(|m| bytes > m) {
+    if available_memory().is_some_and(|m| bytes > m) {
         return Err(err());
     }
     // Reserving (not touching) the block probes the allocator and any
@@ -227,7 +229,7 @@ mod tests {
         ensure_available(1 << 20, "small").unwrap();
         let e = ensure_available(1 << 70, "huge").unwrap_err();
         assert_eq!(e.bytes, 1 << 70);
-        if let Some(m) = system_memory() {
+        if let Some(m) = available_memory() {
             assert!(m > 1 << 20);
             assert!(ensure_available(m + 1, "more than the machine").is_err());
         }

@@ -697,6 +697,8 @@ pub fn load<T: Scalar, I: Index>(input: &Input, opts: &LoadOptions) -> Result<Lo
             npz::read_npz_named_with::<T, I>(path, &name, opts.lenient)?
         }
     };
+    // Binary containers are read in one go: the whole file counts as read.
+    crate::progress::READ.add(input.len());
     Ok(Loaded {
         matrix,
         warnings,

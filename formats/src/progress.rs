@@ -4,8 +4,8 @@
 //! The readers add the input bytes they have consumed to [`READ`]: the
 //! Matrix Market parser per chunk of a mapped file, and per block of the
 //! raw (still compressed) bytes of a stream, so that the total is the
-//! file's size on disk. Long computations (conversions, benchmarks) use
-//! [`WORK`] in their own units. Counters are relaxed atomics: cheap enough
+//! file's size on disk. Conversions add the entries they have placed to
+//! [`CONVERT`], benchmarks the layouts they have timed to [`BENCH`]. Counters are relaxed atomics: cheap enough
 //! to bump once per chunk, never per entry.
 //!
 //! ```
@@ -65,9 +65,11 @@ impl Default for Progress {
 /// Input bytes consumed by the readers.
 pub static READ: Progress = Progress::new();
 
-/// Units of work of the current long computation (entries converted,
-/// kernels timed), as its caller defines them.
-pub static WORK: Progress = Progress::new();
+/// Entries converted (each conversion pass over the entries adds them).
+pub static CONVERT: Progress = Progress::new();
+
+/// Layouts timed by a benchmark (the benchmark sets the total).
+pub static BENCH: Progress = Progress::new();
 
 /// A reader that adds the bytes it reads to [`READ`].
 #[derive(Debug)]

@@ -561,7 +561,11 @@ pub fn bench<T: Scalar, I: Index>(
         .or_else(|| configs.iter().position(|c| c.kind == FormatKind::Sell));
     let mut cusparse_done = BTreeSet::new();
 
+    // Progress: layouts timed (a UI polls the counter).
+    let progress = &sparsetool_formats::progress::BENCH;
+    progress.start(configs.len() as u64);
     for (ci, cfg) in configs.iter().enumerate() {
+        progress.add(1);
         let kind = cfg.kind;
         let m = match kind {
             FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a)?),

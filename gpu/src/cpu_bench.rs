@@ -94,7 +94,12 @@ pub fn cpu_bench<T: Scalar, I: Index>(
     };
     let mut results = Vec::new();
     let mut skipped = Vec::new();
-    for cfg in opts.layouts() {
+    // Progress: layouts timed (a UI polls the counter).
+    let layouts = opts.layouts();
+    let progress = &sparsetool_formats::progress::BENCH;
+    progress.start(layouts.len() as u64);
+    for cfg in layouts {
+        progress.add(1);
         let f = cfg.kind;
         let m = match from_csr(csr, f, &cfg.params) {
             Ok(m) => m,

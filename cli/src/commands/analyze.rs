@@ -14,10 +14,10 @@ use sparsetool_formats::mm::ReadOptions;
 use crate::args::AnalyzeArgs;
 use crate::dispatch::with_types;
 use crate::io::{load, probe};
-use crate::output::{check_target, Spinner};
+use crate::output::{check_target, Bar, Unit};
 use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::{Container, Input};
-use sparsetool_formats::values::escape_path;
+use sparsetool_formats::values::{escape, escape_path};
 use sparsetool_formats::{Index, Precision, Scalar};
 
 /// The matrix name shown in reports: the file name without `.mtx`/`.gz`/...
@@ -43,8 +43,11 @@ pub fn display_name(path: &Path) -> String {
 /// otherwise the loaded matrix.
 pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
     if let (Container::Mtx, Input::Path(p)) = (src.container()?, src) {
-        let _spin = Spinner::start(
+        let _bar = Bar::follow(
             format!("scanning {}", escape_path(p)),
+            &sparsetool_formats::progress::READ,
+            Some(src.len()),
+            Unit::Bytes,
             src.len() > (64 << 20),
         );
         let opts = ReadOptions {
@@ -67,6 +70,13 @@ pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
         let (h, _) =
             sparsetool_formats::io::read_mm_header(src, &crate::io::load_options(&a.read))?;
         if !a.read.lenient && h.format == sparsetool_formats::mm::MmFormat::Coordinate {
+            let _bar = Bar::follow(
+                format!("scanning {}", escape(&src.name())),
+                &sparsetool_formats::progress::READ,
+                Some(0),
+                Unit::Bytes,
+                true,
+            );
             let (rl, warnings) =
                 RowLengths::from_mm_reader(src.take_reader()?, &src.name(), &opts)?;
             crate::io::print_warnings(&src.name(), &warnings);

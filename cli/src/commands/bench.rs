@@ -142,6 +142,18 @@ fn bench_typed<T: Scalar, I: Index>(
             })
             .collect();
     }
+    // Layouts timed so far (the bench sets the total).
+    let _bar = crate::output::Bar::follow(
+        format!(
+            "timing {} on the {}",
+            src.name(),
+            if ctx.is_some() { "GPU" } else { "CPU" }
+        ),
+        &sparsetool_formats::progress::BENCH,
+        None,
+        crate::output::Unit::Count("layouts"),
+        true,
+    );
     let report = match ctx {
         Some(ctx) => sparsetool_gpu::bench(ctx, &csr, &opts)?,
         None => sparsetool_gpu::cpu_bench(&csr, &opts)?,

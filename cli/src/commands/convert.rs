@@ -121,6 +121,21 @@ fn run_typed<T: Scalar, I: Index>(
     let (m, comments) = load_with_comments::<T, I>(src, &a.read)?;
     t.phase("read");
     let cannot = || format!("cannot convert {} to {}", src.name(), plan.target);
+    // Entries converted: each pass (to CSR, then to the target) counts
+    // every entry once.
+    let passes = if m.kind() == plan.target {
+        0
+    } else {
+        u64::from(m.kind() != FormatKind::Csr)
+            + u64::from(!matches!(plan.target, FormatKind::Csr | FormatKind::Coo))
+    };
+    let _bar = crate::output::Bar::follow(
+        format!("converting {} to {}", m.kind(), plan.target),
+        &sparsetool_formats::progress::CONVERT,
+        Some(m.nnz() as u64 * passes),
+        crate::output::Unit::Count("entries"),
+        m.nnz() > 5_000_000 && passes > 0,
+    );
     let out = if m.kind() == plan.target && plan.target == FormatKind::Coo {
         m
     } else if plan.target == FormatKind::Csr {
