@@ -183,7 +183,7 @@ pub fn available_memory() -> Option<u128> {
 
 /// Checks, before work that will allocate about `bytes` bytes in total
 /// (for `what`), that it can: the size fits the address space, it does not
-/// exceed the memory available now ([`available_memory`]: beyond it the
+/// exceed 90 % of the memory available now ([`available_memory`]: beyond it the
 /// kernel's out-of-memory killer, not an error, would end the work, since
 /// Linux grants large allocations it cannot back), and the allocator grants
 /// it (a process memory limit such as `ulimit -v` shows here). Nothing
@@ -196,7 +196,9 @@ pub fn ensure_available(bytes: u128, what: &str) -> Result<(), AllocError> {
     if bytes > isize::MAX as u128 {
         return Err(err());
     }
-    if available_memory().is_some_and(|m| bytes > m) {
+    // A margin of a tenth: the estimate is of the work's main buffers,
+    // and `MemAvailable` counts page cache the kernel may not free in time.
+    if available_memory().is_some_and(|m| bytes > m / 10 * 9) {
         return Err(err());
     }
     // Reserving (not touching) the block probes the allocator and any
