@@ -55,6 +55,16 @@ fn succeeds(o: &Output, what: &str) -> String {
     stdout(o)
 }
 
+/// The temporary files of writes in progress (`.sparsetool-*`) in `dir`.
+fn temp_files(dir: &Path) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .expect("read_dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".sparsetool-"))
+        .collect()
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
@@ -137,12 +147,7 @@ fn declared_sizes_do_not_drive_memory() {
         let err = fails_cleanly(&o, name, name);
         assert!(err.contains("cannot allocate"), "{name}: {err}");
     }
-    let left: Vec<_> = std::fs::read_dir(dir.path())
-        .expect("read_dir")
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .filter(|n| n.to_string_lossy().starts_with(".sparsetool-"))
-        .collect();
+    let left = temp_files(dir.path());
     assert!(left.is_empty(), "left {left:?}");
 }
 
@@ -437,10 +442,7 @@ fn signals_during_the_write_phase_leave_nothing() {
         // Wait for the temporary file of the write phase.
         let t0 = std::time::Instant::now();
         let tmp_seen = loop {
-            let tmp = std::fs::read_dir(dir.path())
-                .expect("read_dir")
-                .filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().starts_with(".sparsetool-"));
+            let tmp = !temp_files(dir.path()).is_empty();
             if tmp || t0.elapsed().as_secs() > 120 {
                 break tmp;
             }
@@ -467,12 +469,7 @@ fn signals_during_the_write_phase_leave_nothing() {
             assert!(err.contains("interrupted: no output written"), "{err}");
             assert!(!out.exists());
         }
-        let left: Vec<_> = std::fs::read_dir(dir.path())
-            .expect("read_dir")
-            .filter_map(Result::ok)
-            .map(|e| e.file_name())
-            .filter(|n| n.to_string_lossy().starts_with(".sparsetool-"))
-            .collect();
+        let left = temp_files(dir.path());
         assert!(left.is_empty(), "SIG{signal}: left {left:?}");
     }
 }

@@ -373,15 +373,7 @@ impl Input {
         };
         let mut r = Replay::new(Box::new(crate::progress::Counting(reader)));
         let mut head = [0u8; 8];
-        let mut n = 0;
-        while n < head.len() {
-            match r.read(&mut head[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_err(e)),
-            }
-        }
+        let n = mm::read_up_to(&mut r, &mut head).map_err(io_err)?;
         r.rewind();
         let container = detect_bytes(&head[..n]);
         if container == Container::Mtx {

@@ -817,13 +817,8 @@ fn general<T: Scalar>() -> WriteOptions {
 /// The matrix as sorted (row, col, value) with duplicates summed in stored
 /// order: what a symmetric write keeps.
 fn canon<T: Scalar, I: Index>(m: &Coo<T, I>) -> (usize, usize, Vec<(usize, usize, T)>) {
-    let mut e: Vec<(usize, usize, T)> = m
-        .rows()
-        .iter()
-        .zip(m.cols())
-        .zip(m.values())
-        .map(|((r, c), v)| (r.to_usize(), c.to_usize(), *v))
-        .collect();
+    let mut e: Vec<(usize, usize, T)> = Vec::with_capacity(m.nnz());
+    sparsetool_formats::MatrixRef::Coo(m).for_each_entry(|r, c, v| e.push((r, c, v)));
     e.sort_by_key(|t| (t.0, t.1));
     let mut out: Vec<(usize, usize, T)> = Vec::new();
     for (r, c, v) in e {

@@ -32,13 +32,8 @@ fn banner_symmetry(text: &str) -> &str {
 
 /// Sorted (row, col, value).
 fn sorted<T: Scalar, I: Index>(m: &Coo<T, I>) -> Vec<(usize, usize, T)> {
-    let mut e: Vec<_> = m
-        .rows()
-        .iter()
-        .zip(m.cols())
-        .zip(m.values())
-        .map(|((r, c), v)| (r.to_usize(), c.to_usize(), *v))
-        .collect();
+    let mut e: Vec<(usize, usize, T)> = Vec::with_capacity(m.nnz());
+    sparsetool_formats::MatrixRef::Coo(m).for_each_entry(|r, c, v| e.push((r, c, v)));
     e.sort_by_key(|t| (t.0, t.1));
     e
 }

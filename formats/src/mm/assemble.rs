@@ -3,8 +3,6 @@
 
 use rayon::prelude::*;
 
-use std::io::Read;
-
 use super::chunk::{parse_with, run, skip_data_lines, Plan};
 use super::error::{LineError, MmErrorKind};
 use super::header::{Header, MmField, MmFormat, MmSymmetry};
@@ -16,13 +14,8 @@ use crate::{Coo, Index, Scalar};
 pub(crate) enum Source<'a> {
     /// The whole file in memory (mapped or bytes).
     Memory(&'a [u8]),
-    /// A stream: `head`, the bytes read with the header, then `rest`
-    /// (`gz`: decompressed gzip content, for messages).
-    Stream {
-        head: Vec<u8>,
-        rest: Box<dyn Read + Send + 'a>,
-        gz: bool,
-    },
+    /// A stream.
+    Stream(super::stream::Data<'a>),
 }
 
 /// A buffer of `n` zeros for what the file declares, or the error.
@@ -104,9 +97,7 @@ fn read_coordinate<T: Scalar, I: Index>(
             })?;
             (st, r, c, v)
         }
-        Source::Stream { head, rest, gz } => {
-            super::stream::coordinate::<T, I>(head, rest, gz, h, cfg, warnings)?
-        }
+        Source::Stream(d) => super::stream::coordinate::<T, I>(d, h, cfg, warnings)?,
     };
 
     let fix = coordinate_checks(&st, h, opts.lenient, warnings)?;
@@ -419,8 +410,8 @@ fn read_array<T: Scalar, I: Index>(
             })?;
             (st, v, Some(b))
         }
-        Source::Stream { head, rest, gz } => {
-            let (st, v) = super::stream::array::<T>(head, rest, gz, h, cfg, warnings)?;
+        Source::Stream(d) => {
+            let (st, v) = super::stream::array::<T>(d, h, cfg, warnings)?;
             (st, v, None)
         }
     };

@@ -437,15 +437,17 @@ fn read_stream<'r, T: Scalar, I: Index>(
 ) -> Result<MmMatrix<T, I>, MmError> {
     let (header, warnings, head) = read_header_from(&mut reader, gz, name, opts)?;
     let comments = header::comment_lines(&head[..header.data_offset.min(head.len())]);
-    let src = assemble::Source::Stream {
+    let src = assemble::Source::Stream(stream::Data {
         head,
         rest: reader,
         gz,
-    };
+    });
     read_source(src, (header, warnings, comments), name, opts)
 }
 
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads until `buf` is full or the input ends (retrying interrupted
+/// reads); returns the bytes read.
+pub(crate) fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

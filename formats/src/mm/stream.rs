@@ -18,6 +18,15 @@ use super::Warning;
 use crate::alloc::{try_grow, AllocError};
 use crate::{Index, Scalar};
 
+/// The data of a stream: the head read with the header (the data starts
+/// at the header's `data_offset` in it), then the rest; `gz`: decompressed
+/// gzip content (for messages).
+pub(crate) struct Data<'r> {
+    pub(crate) head: Vec<u8>,
+    pub(crate) rest: Box<dyn Read + Send + 'r>,
+    pub(crate) gz: bool,
+}
+
 /// Bytes per block: enough for every core to parse a few 2 MB chunks of
 /// it in parallel.
 const BLOCK: usize = 16 << 20;
@@ -66,9 +75,7 @@ fn block_plan(b: &[u8], line: u64, limit: usize) -> (Plan, End) {
 /// `parse_block(block, plan, n)` makes room for its `n` entries and parses
 /// the plan's chunks into them (in parallel, with [`run`]).
 fn read_blocks<'r>(
-    head: Vec<u8>,
-    rest: Box<dyn Read + Send + 'r>,
-    gz: bool,
+    data: Data<'r>,
     h: &Header,
     lenient: bool,
     warnings: &mut Vec<Warning>,
@@ -79,6 +86,7 @@ fn read_blocks<'r>(
         let n = plan.counts.iter().sum();
         Ok((parse_block(b, line, &plan, n)?, end))
     };
+    let Data { head, rest, gz } = data;
     stream_blocks(head, rest, gz, h, lenient, BLOCK, warnings, parse)
 }
 
@@ -93,15 +101,13 @@ pub(super) type Entries<T, I> = (Stats, Vec<I>, Vec<I>, Vec<T>);
 
 /// The entries of a coordinate file's data streamed from `rest`.
 pub(super) fn coordinate<'r, T: Scalar, I: Index>(
-    head: Vec<u8>,
-    rest: Box<dyn Read + Send + 'r>,
-    gz: bool,
+    data: Data<'r>,
     h: &Header,
     cfg: &Cfg,
     warnings: &mut Vec<Warning>,
 ) -> Result<Entries<T, I>, LineError> {
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    let st = read_blocks(head, rest, gz, h, cfg.lenient, warnings, |b, _, plan, n| {
+    let st = read_blocks(data, h, cfg.lenient, warnings, |b, _, plan, n| {
         let at = vals.len();
         try_grow(&mut rows, n, "row indices").map_err(alloc_err)?;
         try_grow(&mut cols, n, "column indices").map_err(alloc_err)?;
@@ -117,9 +123,7 @@ pub(super) fn coordinate<'r, T: Scalar, I: Index>(
 /// with its line (`Stats::nonreal_diagonal`), as the in-memory reader
 /// records it.
 pub(super) fn array<'r, T: Scalar>(
-    head: Vec<u8>,
-    rest: Box<dyn Read + Send + 'r>,
-    gz: bool,
+    data: Data<'r>,
     h: &Header,
     cfg: &Cfg,
     warnings: &mut Vec<Warning>,
@@ -131,33 +135,25 @@ pub(super) fn array<'r, T: Scalar>(
     // nrows - j values.
     let (mut diag, mut col) = (0usize, 0usize);
     let mut found = None;
-    let st = read_blocks(
-        head,
-        rest,
-        gz,
-        h,
-        cfg.lenient,
-        warnings,
-        |b, line, plan, n| {
-            let at = vals.len();
-            try_grow(&mut vals, n, "values").map_err(alloc_err)?;
-            let mut st = run(b, plan, &mut vals[at..], |c, l0, o| {
-                array_chunk(c, l0, cfg, o)
-            })?
-            .0;
-            while herm && found.is_none() && diag < at + n && col < h.ncols.min(h.nrows) {
-                let im = vals[diag].im();
-                if im != 0.0 {
-                    let (_, l) = skip_data_lines(b, line, diag - at);
-                    found = Some((l, col as u64 + 1, im));
-                    st.nonreal_diagonal = found;
-                }
-                diag += h.nrows - col;
-                col += 1;
+    let st = read_blocks(data, h, cfg.lenient, warnings, |b, line, plan, n| {
+        let at = vals.len();
+        try_grow(&mut vals, n, "values").map_err(alloc_err)?;
+        let mut st = run(b, plan, &mut vals[at..], |c, l0, o| {
+            array_chunk(c, l0, cfg, o)
+        })?
+        .0;
+        while herm && found.is_none() && diag < at + n && col < h.ncols.min(h.nrows) {
+            let im = vals[diag].im();
+            if im != 0.0 {
+                let (_, l) = skip_data_lines(b, line, diag - at);
+                found = Some((l, col as u64 + 1, im));
+                st.nonreal_diagonal = found;
             }
-            Ok(st)
-        },
-    )?;
+            diag += h.nrows - col;
+            col += 1;
+        }
+        Ok(st)
+    })?;
     Ok((st, vals))
 }
 
