@@ -4,8 +4,11 @@
 #   .device/bin/sparsetool       the release CLI
 #   .device/bin/gpu-tests        the integration tests of sparsetool-gpu (gpu/tests/gpu.rs)
 #   .device/bin/gpu-unit-tests   the unit tests of sparsetool-gpu (incl. the NVRTC compile test)
+#   .device/bin/gpu-dist-tests   the multi-GPU tests of sparsetool-gpu (gpu/tests/distributed.rs)
 # Then, with the device tool:  run(command="bash scripts/gpu-test.sh .device/bin/sparsetool
 #   .device/bin/gpu-tests .device/bin/gpu-unit-tests", carry=[".device/bin"])
+# and on nvidia-h200-x2:  run(command="bash scripts/gpu-dist.sh .device/bin/sparsetool
+#   .device/bin/gpu-dist-tests", carry=[".device/bin"], kind="nvidia-h200-x2")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .device/bin
@@ -29,6 +32,7 @@ while read -r kind exe; do
     case "$kind" in
         unit) cp "$exe" .device/bin/gpu-unit-tests ;;
         gpu) cp "$exe" .device/bin/gpu-tests ;;
+        distributed) cp "$exe" .device/bin/gpu-dist-tests ;;
     esac
 done <<< "$paths"
 

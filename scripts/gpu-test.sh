@@ -14,6 +14,7 @@
 # BUDGET (default 560 s, under the device tool's 600 s per command); a step
 # that no longer fits is skipped and says so.
 # Environment knobs: REPS (default 30), SCALE (multiplies matrix sizes, default 1),
+# DTYPES (value types of the bench step, default "f32 f64"; c64/c128 for complex),
 # BUDGET, EXT (container of generated matrices: spb (default) or mtx),
 # MEASURE_DTYPES="f32 f64" (value types of the analyze --measure step, default f32),
 # SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...".
@@ -64,13 +65,15 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
 fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
-    # kind:rows:nnz-per-row:alpha[:max_row_len]  (each >= ~50M nnz at SCALE=1).
+    # kind:rows:nnz-per-row:alpha[:max_row_len[:seed]]  (each >= ~50M nnz at SCALE=1;
+    # an empty max_row_len leaves a power-law matrix uncapped).
     # The power-law tail is capped at 1000 entries a row (100x the mean): an
     # uncapped Pareto tail with alpha 2 puts a row of ~3.4M entries into this
     # matrix, which no thread-per-row format (ELL/JDS/SELL) can carry.
     MATRICES=${MATRICES:-"laplace2d:12500000:5:0 laplace3d:2000000:27:0 uniform:3200000:16:0 powerlaw:6000000:10:2.0:1000"}
     for spec in $MATRICES; do
-        IFS=: read -r kind rows k alpha cap <<< "$spec"
+        IFS=: read -r kind rows k alpha cap seed <<< "$spec"
+        seed=${seed:-1}
         rows=$(python3 -c "print(int($rows * $SCALE))")
         if [ "$(left)" -lt 40 ]; then
             summary+=("bench $kind: skipped (time budget spent)")
@@ -78,15 +81,16 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
         fi
         capargs=()
         [ -n "${cap:-}" ] && capargs=(--max-row-len "$cap")
-        f="$WORK/$kind-$rows${cap:+-cap$cap}.$EXT"
+        f="$WORK/$kind-$rows${cap:+-cap$cap}-a$alpha-s$seed.$EXT"
+        tag="$kind${cap:+-cap$cap}-a$alpha-s$seed"
         if [ ! -s "$f" ]; then
             echo "== gen $kind rows=$rows k=$k alpha=$alpha"
             t0=$(date +%s)
-            gen() { timeout "$(cap 200)" "$ST" gen "$kind" --rows "$rows" --nnz-per-row "$k" --seed 1 \
+            gen() { timeout "$(cap 200)" "$ST" gen "$kind" --rows "$rows" --nnz-per-row "$k" --seed "$seed" \
                 --alpha "$alpha" "${capargs[@]}" -o "$1" >> "$OUT/gen-$kind.log" 2>&1; }
             if ! gen "$f" && [ "$EXT" != mtx ]; then
                 echo "   gen to .$EXT failed; trying .mtx"
-                f="$WORK/$kind-$rows${cap:+-cap$cap}.mtx"
+                f="$WORK/$kind-$rows${cap:+-cap$cap}-a$alpha-s$seed.mtx"
                 [ -s "$f" ] || gen "$f" || rm -f "$f"
             fi
             if [ ! -s "$f" ]; then
@@ -96,16 +100,25 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
             fi
             echo "   $(($(date +%s) - t0)) s, $(du -h "$f" | cut -f1)"
         fi
-        for dt in f32 f64; do
-            echo "== bench $kind $dt"
-            j="$OUT/bench-$kind-$dt.json"
+        for dt in ${DTYPES:-f32 f64}; do
+            echo "== bench $tag $dt"
+            j="$OUT/bench-$tag-$dt.json"
+            bf=$f; bdt=$dt
+            case $dt in
+                c64|c128)
+                    # the same pattern with complex values (gen --complex)
+                    bf="${f%.*}-complex.${f##*.}"; bdt=$([ "$dt" = c64 ] && echo f32 || echo f64)
+                    [ -s "$bf" ] || timeout "$(cap 200)" "$ST" gen "$kind" --rows "$rows" --nnz-per-row "$k" \
+                        --seed "$seed" --alpha "$alpha" "${capargs[@]}" --complex -o "$bf" \
+                        >> "$OUT/gen-$kind.log" 2>&1 || { summary+=("gen $tag complex: FAILED"); continue; } ;;
+            esac
             if [ "$(left)" -lt 20 ]; then
                 summary+=("bench $kind $dt: skipped (time budget spent)")
                 continue
             fi
-            if ! timeout "$(cap 240)" "$ST" bench "$f" --device gpu --dtype "$dt" --reps "$REPS" --json \
-                > "$j" 2> "$OUT/bench-$kind-$dt.err"; then
-                summary+=("bench $kind $dt: FAILED (see bench-$kind-$dt.err)")
+            if ! timeout "$(cap 240)" "$ST" bench "$bf" --device gpu --dtype "$bdt" --reps "$REPS" --json \
+                > "$j" 2> "$OUT/bench-$tag-$dt.err"; then
+                summary+=("bench $tag $dt: FAILED (see bench-$tag-$dt.err)")
                 status=1
             fi
         done

@@ -75,6 +75,7 @@ pub mod candidates;
 mod error;
 pub mod formats;
 pub mod histogram;
+pub mod partition;
 pub mod plot;
 pub mod recommend;
 pub mod report;

@@ -225,8 +225,50 @@ pub struct AnalyzeArgs {
     /// Timed intervals per kernel for --measure (median reported).
     #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
     pub reps: u32,
+    /// Also report the partition for SpMV on N GPUs (no GPU needed): rows
+    /// cut into N parts of equal predicted time, per part rows, entries,
+    /// ghost columns, bytes sent and received, predicted time and layout.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_PARTS as i64), conflicts_with_all = ["measure", "plot"])]
+    pub gpus: Option<u16>,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// The most parts a multi-GPU partition may have.
+pub const MAX_PARTS: u64 = 1024;
+
+/// How many GPUs a multi-GPU command uses (`--gpus N|all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gpus {
+    /// Every device present.
+    All,
+    /// This many (at least 1).
+    Count(usize),
+}
+
+/// The `--gpus` value parser: a positive count or `all`.
+fn gpus(s: &str) -> Result<Gpus, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(Gpus::All);
+    }
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_PARTS).contains(&n) => Ok(Gpus::Count(n as usize)),
+        _ => Err(format!("expected a count from 1 to {MAX_PARTS}, or `all`")),
+    }
+}
+
+/// `--gpus`, `--parts` of `spmv` and `bench`.
+#[derive(Debug, Args, Clone)]
+pub struct MultiGpuArgs {
+    /// Run on N GPUs of this machine (`all`: every device), one process
+    /// driving them, the x exchange through NCCL; N above the devices
+    /// present is a usage error, no GPU exits 2.
+    #[arg(long, value_name = "N|all", value_parser = gpus)]
+    pub gpus: Option<Gpus>,
+    /// Cut the rows into P parts (default: one per GPU), mapped onto the
+    /// GPUs in contiguous groups (P = 4 on 2 GPUs: parts 0-1 on the first).
+    #[arg(long, value_name = "P", requires = "gpus", value_parser = bounded(1, MAX_PARTS))]
+    pub parts: Option<usize>,
 }
 
 /// The most timed repetitions a bench may ask for (a value beyond would run
@@ -308,8 +350,62 @@ pub struct ConvertArgs {
     /// Print one JSON object (what was written, timings) on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Memory budget: `auto` (half the available memory) or a size such as
+    /// `512M`, `8G`. A conversion that needs more runs out of core
+    /// (Matrix Market input, .spb output; see docs/out-of-core.md).
+    #[arg(long, value_name = "SIZE|auto", default_value = "auto", value_parser = memory_limit)]
+    pub memory_limit: MemoryLimit,
+    /// Directory of the out-of-core conversion's temporary buckets
+    /// (default: the output's directory).
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// `bench --offsets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OffsetsArg {
+    /// 32-bit where the matrix fits, 64-bit beyond.
+    Auto,
+    /// 64-bit always.
+    #[value(name = "64")]
+    Wide,
+}
+
+/// `--memory-limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// Half the available memory.
+    Auto,
+    /// This many bytes.
+    Bytes(u64),
+}
+
+/// Parses `--memory-limit`: `auto`, or a number of bytes with an optional
+/// binary suffix `K`, `M`, `G`, `T` (`KB`, `MiB`, ... accepted).
+pub fn memory_limit(s: &str) -> Result<MemoryLimit, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("auto") {
+        return Ok(MemoryLimit::Auto);
+    }
+    let bad = || format!("`{s}` is not a size: use e.g. 512M, 8G, 300K or auto");
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let n: u64 = t[..digits].parse().map_err(|_| bad())?;
+    let unit = t[digits..].trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches("IB").trim_end_matches('B') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(bad()),
+    };
+    let bytes = n.checked_mul(1 << shift).ok_or_else(bad)?;
+    if bytes < 64 << 10 {
+        return Err(format!("--memory-limit {s} is below the minimum of 64K"));
+    }
+    Ok(MemoryLimit::Bytes(bytes))
 }
 
 /// Where SpMV runs.
@@ -364,6 +460,8 @@ pub struct SpmvArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub multi: MultiGpuArgs,
+    #[command(flatten)]
     pub read: ReadArgs,
 }
 
@@ -401,6 +499,17 @@ pub struct BenchArgs {
     /// CSC arrays); GPU baseline: cuSPARSE's transpose operation on A's CSR.
     #[arg(long)]
     pub transpose: bool,
+    /// Device offset width: `auto` (32-bit where the matrix fits, 64-bit
+    /// beyond 2^31 - 1 entries) or `64` (every layout and cuSPARSE with
+    /// 64-bit offsets, to compare); each result's `params` says which ran.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub offsets: OffsetsArg,
+    #[command(flatten)]
+    pub multi: MultiGpuArgs,
+    /// With --gpus: also time an equal-rows partition of the same part
+    /// count (the predicted-time partition's peer).
+    #[arg(long, requires = "gpus")]
+    pub equal_rows: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -433,6 +542,15 @@ pub struct GenArgs {
     /// Value type.
     #[arg(long, value_parser = precision(), ignore_case = true, default_value = "f64")]
     pub dtype: Precision,
+    /// Complex values (complex64 with `--dtype f32`, complex128 with `f64`):
+    /// each value gets a random imaginary part.
+    #[arg(long)]
+    pub complex: bool,
+    /// Write a `uniform` matrix to Matrix Market (.mtx, .mtx.gz, -) block by
+    /// block of rows, holding one block at a time (implied when the matrix
+    /// would need more than half the available memory).
+    #[arg(long)]
+    pub stream: bool,
     #[command(flatten)]
     pub out: MatrixOutArgs,
     /// Print the wall time of each phase to stderr.

@@ -99,6 +99,7 @@ fn every_json_key_is_documented() {
         vec!["info", npz.to_str().unwrap(), "--json"],
         vec!["analyze", m, "--json"],
         vec!["analyze", "fixtures/matrices/real/memplus.mtx.gz", "--json"],
+        vec!["analyze", m, "--gpus", "3", "--json"],
         vec!["bench", m, "--device", "cpu", "--reps", "2", "--json"],
         vec![
             "bench", m, "--device", "cpu", "--reps", "1", "--sweep", "--json",

@@ -3,7 +3,12 @@
 //!
 //! ```text
 //! RAYON_NUM_THREADS=2 cargo run --release -p sparsetool-convert --example bench_convert
+//! RAYON_NUM_THREADS=2 cargo run --release -p sparsetool-convert --example bench_convert -- FILE.mtx
 //! ```
+//!
+//! With a Matrix Market file: only `coo_to_csr` on that file's entries (the
+//! library figure that `sparsetool convert FILE --to csr --timings`'s convert
+//! phase is compared with).
 //!
 //! - `coo_to_csr`: 10M random unsorted entries (with duplicates, as random
 //!   entries have), 1M x 1M;
@@ -70,6 +75,27 @@ fn report(name: &str, t: Duration, out_bytes: usize) {
 
 fn main() {
     println!("rayon threads: {}", rayon::current_num_threads());
+    if let Some(path) = std::env::args_os().nth(1) {
+        let m = sparsetool_formats::mm::read_path::<f64, i32>(
+            std::path::Path::new(&path),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let coo = m.coo;
+        let (t, csr) = median(|| coo_to_csr(&coo));
+        println!(
+            "{}: {} entries -> {} after summing duplicates",
+            std::path::Path::new(&path).display(),
+            coo.nnz(),
+            csr.nnz()
+        );
+        report(
+            "coo_to_csr (file)",
+            t,
+            csr.nnz() * 12 + (csr.nrows() + 1) * 4,
+        );
+        return;
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(42);
 
     // COO -> CSR.

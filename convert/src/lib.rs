@@ -51,6 +51,8 @@ mod error;
 mod imp;
 #[macro_use]
 mod macros;
+#[cfg(unix)]
+pub mod ooc;
 pub mod par;
 mod params;
 mod rows;

@@ -2,6 +2,7 @@
 
 mod common;
 mod errors;
+mod ooc;
 mod props;
 mod real;
 mod seeds;

@@ -23,9 +23,9 @@ use crate::{FormatError, Index, Scalar};
 pub struct Coo<T, I> {
     nrows: usize,
     ncols: usize,
-    rows: Vec<I>,
-    cols: Vec<I>,
-    values: Vec<T>,
+    rows: crate::buffer::Buffer<I>,
+    cols: crate::buffer::Buffer<I>,
+    values: crate::buffer::Buffer<T>,
 }
 
 /// Checks dimensions against the index type.
@@ -67,6 +67,21 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         cols: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
+        Self::try_from_buffers(nrows, ncols, rows.into(), cols.into(), values.into())
+    }
+
+    /// As [`Coo::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
+    /// owned arrays, or sections of a mapped `.spb` file used in place.
+    ///
+    /// # Errors
+    /// As [`Coo::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        rows: crate::buffer::Buffer<I>,
+        cols: crate::buffer::Buffer<I>,
+        values: crate::buffer::Buffer<T>,
+    ) -> Result<Self, FormatError> {
         let nnz = values.len();
         check_len("rows", nnz, rows.len())?;
         check_len("cols", nnz, cols.len())?;
@@ -92,8 +107,22 @@ impl<T: Scalar, I: Index> Coo<T, I> {
                 ncols,
             });
         }
-        // SAFETY: every invariant listed on `Coo` was checked above.
-        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, rows, cols, values) })
+        // every invariant listed on `Coo` was checked above
+        Ok(Self {
+            nrows,
+            ncols,
+            rows,
+            cols,
+            values,
+        })
+    }
+
+    /// Whether the arrays are read in place from a memory-mapped `.spb`
+    /// file (opened with the file's own index and value types) rather than
+    /// owned.
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.values.is_shared()
     }
 
     /// An empty `nrows x ncols` matrix.
@@ -102,9 +131,9 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         Self {
             nrows,
             ncols,
-            rows: Vec::new(),
-            cols: Vec::new(),
-            values: Vec::new(),
+            rows: Vec::new().into(),
+            cols: Vec::new().into(),
+            values: Vec::new().into(),
         }
     }
 

@@ -25,9 +25,9 @@ use crate::{FormatError, Index, Scalar};
 pub struct Csr<T, I> {
     nrows: usize,
     ncols: usize,
-    row_ptr: Vec<I>,
-    col_idx: Vec<I>,
-    values: Vec<T>,
+    row_ptr: crate::buffer::Buffer<I>,
+    col_idx: crate::buffer::Buffer<I>,
+    values: crate::buffer::Buffer<T>,
 }
 
 impl<T: Scalar, I: Index> Csr<T, I> {
@@ -53,11 +53,60 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
+        Self::try_from_buffers(nrows, ncols, row_ptr.into(), col_idx.into(), values.into())
+    }
+
+    /// As [`Csr::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
+    /// owned arrays, or sections of a mapped `.spb` file used in place.
+    ///
+    /// # Errors
+    /// As [`Csr::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: crate::buffer::Buffer<I>,
+        col_idx: crate::buffer::Buffer<I>,
+        values: crate::buffer::Buffer<T>,
+    ) -> Result<Self, FormatError> {
         let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
         check_offsets("row_ptr", &row_ptr, nrows + 1, nnz)?;
         check_rows(&row_ptr, &col_idx, ncols)?;
-        // SAFETY: every invariant listed on `Csr` was checked above.
-        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values) })
+        // every invariant listed on `Csr` was checked above
+        Ok(Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// Builds a CSR matrix from buffers without checking.
+    ///
+    /// # Safety
+    /// As [`Csr::from_parts_unchecked`].
+    pub(crate) unsafe fn from_buffers_unchecked(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: crate::buffer::Buffer<I>,
+        col_idx: crate::buffer::Buffer<I>,
+        values: crate::buffer::Buffer<T>,
+    ) -> Self {
+        Self {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        }
+    }
+
+    /// Whether the arrays are read in place from a memory-mapped `.spb`
+    /// file (opened with the file's own index and value types) rather than
+    /// owned.
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.values.is_shared()
     }
 
     /// An empty `nrows x ncols` matrix (all rows empty).
@@ -69,9 +118,9 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         Self {
             nrows,
             ncols,
-            row_ptr: vec![I::default(); nrows + 1],
-            col_idx: Vec::new(),
-            values: Vec::new(),
+            row_ptr: vec![I::default(); nrows + 1].into(),
+            col_idx: Vec::new().into(),
+            values: Vec::new().into(),
         }
     }
 

@@ -55,9 +55,9 @@ pub struct Ell<T, I> {
     ncols: usize,
     width: usize,
     nnz: usize,
-    row_nnz: Vec<I>,
-    col_idx: Vec<I>,
-    values: Vec<T>,
+    row_nnz: crate::buffer::Buffer<I>,
+    col_idx: crate::buffer::Buffer<I>,
+    values: crate::buffer::Buffer<T>,
 }
 
 /// Checks one padded row whose slot `s` lives at `base + s * stride`:
@@ -179,9 +179,9 @@ impl<T: Scalar, I: Index> Ell<T, I> {
             ncols,
             width,
             nnz,
-            row_nnz,
-            col_idx,
-            values,
+            row_nnz: row_nnz.into(),
+            col_idx: col_idx.into(),
+            values: values.into(),
         }
     }
 

@@ -840,13 +840,34 @@ pub fn write_to_with<W: Write + Seek, T: Scalar, I: Index>(
 /// Temporary files of writes in progress (removed by [`remove_pending`]).
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes the temporary files of every [`write_atomic`] in progress. For a
-/// signal handler: after it, exit without returning to the writers.
+/// Removes the temporary files of every [`write_atomic`] in progress, and
+/// the paths given to [`track_pending`] (directories with their content).
+/// For a signal handler: after it, exit without returning to the writers.
 pub fn remove_pending() {
     if let Ok(list) = PENDING.lock() {
         for p in list.iter() {
-            let _ = std::fs::remove_file(p);
+            if p.is_dir() {
+                let _ = std::fs::remove_dir_all(p);
+            } else {
+                let _ = std::fs::remove_file(p);
+            }
         }
+    }
+}
+
+/// Registers a temporary file or directory for [`remove_pending`] (e.g.
+/// the scratch directory of an out-of-core conversion); forget it with
+/// [`untrack_pending`] once it is gone.
+pub fn track_pending(path: &Path) {
+    if let Ok(mut list) = PENDING.lock() {
+        list.push(path.to_path_buf());
+    }
+}
+
+/// Forgets a path given to [`track_pending`].
+pub fn untrack_pending(path: &Path) {
+    if let Ok(mut list) = PENDING.lock() {
+        list.retain(|p| p != path);
     }
 }
 

@@ -45,10 +45,10 @@ use crate::{FormatError, Index, Scalar};
 pub struct Jds<T, I> {
     nrows: usize,
     ncols: usize,
-    perm: Vec<I>,
-    jd_ptr: Vec<I>,
-    col_idx: Vec<I>,
-    values: Vec<T>,
+    perm: crate::buffer::Buffer<I>,
+    jd_ptr: crate::buffer::Buffer<I>,
+    col_idx: crate::buffer::Buffer<I>,
+    values: crate::buffer::Buffer<T>,
 }
 
 /// Length of every sorted row, from the diagonal lengths (non-increasing).

@@ -47,6 +47,7 @@
 pub mod alloc;
 mod any;
 pub mod binary;
+pub mod buffer;
 mod coo;
 mod csc;
 mod csr;

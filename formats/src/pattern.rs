@@ -91,7 +91,7 @@ macro_rules! accessors {
         $(#[$attr])*
         #[must_use]
         pub unsafe fn from_parts_unchecked($($part: $ty),*) -> Self {
-            Self { $($part),* }
+            Self { $($part: $part.into()),* }
         }
         $crate::pattern::accessors!(@fields $($rest)*);
     };
@@ -126,7 +126,7 @@ macro_rules! accessors {
         $(#[$attr])*
         #[inline]
         pub fn $name(&mut self) -> &mut [$elem] {
-            &mut self.$field
+            self.$field.make_mut()
         }
         $crate::pattern::accessors!(@fields $($rest)*);
     };
@@ -134,7 +134,7 @@ macro_rules! accessors {
         $(#[$attr])*
         #[must_use]
         pub fn into_parts(self) -> ($($ty),*) {
-            ($(self.$part),*)
+            ($(self.$part.into()),*)
         }
         $crate::pattern::accessors!(@fields $($rest)*);
     };

@@ -80,11 +80,11 @@ pub struct Sell<T, I> {
     slice_height: usize,
     sigma: usize,
     nnz: usize,
-    perm: Vec<I>,
-    slice_ptr: Vec<I>,
-    slice_width: Vec<I>,
-    col_idx: Vec<I>,
-    values: Vec<T>,
+    perm: crate::buffer::Buffer<I>,
+    slice_ptr: crate::buffer::Buffer<I>,
+    slice_width: crate::buffer::Buffer<I>,
+    col_idx: crate::buffer::Buffer<I>,
+    values: crate::buffer::Buffer<T>,
 }
 
 /// Checks SELL parameters: `slice_height >= 1`, `sigma == 1` or a positive
@@ -237,11 +237,11 @@ impl<T: Scalar, I: Index> Sell<T, I> {
             slice_height,
             sigma,
             nnz,
-            perm,
-            slice_ptr,
-            slice_width,
-            col_idx,
-            values,
+            perm: perm.into(),
+            slice_ptr: slice_ptr.into(),
+            slice_width: slice_width.into(),
+            col_idx: col_idx.into(),
+            values: values.into(),
         })
     }
 

@@ -604,3 +604,37 @@ fn values_follow_the_validity_rule() {
     let e = f.to_matrix_with::<f32, i32>(true).unwrap_err();
     assert!(e.to_string().contains("out of range for f32"), "{e}");
 }
+
+/// CSR and COO read with the file's own types use the sections in place
+/// (no copy), and stay equal to the matrix written; another value or
+/// index type converts (owned arrays); writing to the values copies first.
+#[test]
+fn csr_and_coo_are_read_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, o) = (csr_b(), coo_b());
+    for (name, m) in [("csr", MatrixRef::Csr(&c)), ("coo", MatrixRef::Coo(&o))] {
+        let path = dir.path().join(format!("{name}.spb"));
+        std::fs::write(&path, bytes_of(m)).unwrap();
+        let f = SpbFile::open(&path, &SpbOptions::default()).unwrap();
+        let same: AnyMatrix<f64, i32> = f.to_matrix().unwrap();
+        let other: AnyMatrix<f32, i64> = f.to_matrix().unwrap();
+        drop(f); // the matrix keeps the mapping alive
+        match (same, other) {
+            (AnyMatrix::Csr(mut a), AnyMatrix::Csr(b)) => {
+                assert!(a.is_mapped() && !b.is_mapped());
+                assert_eq!(a, csr_b());
+                a.values_mut()[0] = 42.0;
+                assert!(!a.is_mapped());
+                assert_eq!(a.values()[0], 42.0);
+            }
+            (AnyMatrix::Coo(a), AnyMatrix::Coo(b)) => {
+                assert!(a.is_mapped() && !b.is_mapped());
+                assert_eq!(a, coo_b());
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        // the file on disk is unchanged by the write above
+        let again = SpbFile::open(&path, &SpbOptions::default()).unwrap();
+        assert_eq!(again.to_matrix::<f64, i32>().unwrap().nnz(), m.nnz());
+    }
+}

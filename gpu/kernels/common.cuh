@@ -2,7 +2,14 @@
 // compiles it (NVRTC cannot see the crate's folders at run time).
 //
 // Conventions for every kernel in gpu/kernels/:
-// - indices are 32-bit signed (`int`); the padding sentinel is -1;
+// - row and column indices are 32-bit signed (`int`); the padding sentinel
+//   is -1; offsets into the entry arrays (CSR row pointers, JDS diagonal
+//   pointers, SELL slice pointers) are `ofs_t`: 32-bit, or 64-bit when the
+//   host compiles the module with -DSPMV_OFFSET64 for a matrix whose entries
+//   or padded slots do not fit 2^31 - 1 (32-bit is the default: half the
+//   pointer traffic);
+// - values are float, double, cfloat or cdouble (complex64 / complex128,
+//   below); every kernel is instantiated for the four by SPMV_TYPES;
 // - thread and entry counters are 64-bit (`long long`) so that a grid larger
 //   than 2^31 threads cannot overflow;
 // - read-only arrays are `const T* __restrict__`; the gathered `x` (and row
@@ -12,9 +19,71 @@
 //   evict-first) and y is stored with __stcs, so the stream of matrix data does
 //   not evict x from L2. Measured on the H100 (BENCHMARKS.md, run 5): uniform
 //   random 16/row f64 0.564 -> 0.488 ms, power-law f32 0.660 -> 0.576 ms;
-// - kernel symbols are `extern "C"` and named spmv_<format>_<f32|f64>[_<variant>].
+// - kernel symbols are `extern "C"` and named
+//   spmv_<format>_<f32|f64|c64|c128>[_<variant>].
 
 typedef long long i64;
+
+#ifdef SPMV_OFFSET64
+typedef long long ofs_t;
+#else
+typedef int ofs_t;
+#endif
+
+// Complex values, laid out as numpy's complex64 / complex128 and
+// num_complex::Complex<f32/f64> (re, im): aligned to their pair type so a
+// value is one float2 / double2 load. T(0) is the additive identity in every
+// kernel, hence the one-argument constructor.
+#define SPMV_COMPLEX(C, R, R2, MAKE2)                                                   \
+    struct __align__(sizeof(R2)) C {                                                  \
+        R re, im;                                                                     \
+        __device__ __forceinline__ C() {}                                             \
+        __device__ __forceinline__ C(R r) : re(r), im(R(0)) {}                        \
+        __device__ __forceinline__ C(R r, R i) : re(r), im(i) {}                      \
+    };                                                                                \
+    __device__ __forceinline__ C operator+(C a, C b) { return C(a.re + b.re, a.im + b.im); } \
+    __device__ __forceinline__ C& operator+=(C& a, C b) {                             \
+        a.re += b.re;                                                                 \
+        a.im += b.im;                                                                 \
+        return a;                                                                     \
+    }                                                                                 \
+    __device__ __forceinline__ C operator*(C a, C b) {                                \
+        return C(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);               \
+    }                                                                                 \
+    __device__ __forceinline__ bool operator==(C a, C b) { return a.re == b.re && a.im == b.im; } \
+    __device__ __forceinline__ C ld(const C* __restrict__ p) {                        \
+        const R2 v = __ldg(reinterpret_cast<const R2*>(p));                           \
+        return C(v.x, v.y);                                                           \
+    }                                                                                 \
+    __device__ __forceinline__ C ldcs(const C* __restrict__ p) {                      \
+        const R2 v = __ldcs(reinterpret_cast<const R2*>(p));                          \
+        return C(v.x, v.y);                                                           \
+    }                                                                                 \
+    __device__ __forceinline__ C ld_pinned(const C* __restrict__ p) { return ld(p); } \
+    __device__ __forceinline__ void stcs(C* p, C v) {                                 \
+        __stcs(reinterpret_cast<R2*>(p), MAKE2(v.re, v.im));                          \
+    }                                                                                 \
+    __device__ __forceinline__ void atomic_add(C* p, C v) {                           \
+        atomicAdd(&p->re, v.re);                                                      \
+        atomicAdd(&p->im, v.im);                                                      \
+    }                                                                                 \
+    __device__ __forceinline__ C shfl_xor(C v, int m, int w) {                        \
+        return C(__shfl_xor_sync(0xffffffffu, v.re, m, w),                            \
+                 __shfl_xor_sync(0xffffffffu, v.im, m, w));                           \
+    }                                                                                 \
+    __device__ __forceinline__ C shfl_up(C v, int d) {                                \
+        return C(__shfl_up_sync(0xffffffffu, v.re, d), __shfl_up_sync(0xffffffffu, v.im, d)); \
+    }                                                                                 \
+    __device__ __forceinline__ C shfl_down(C v, int d) {                              \
+        return C(__shfl_down_sync(0xffffffffu, v.re, d),                              \
+                 __shfl_down_sync(0xffffffffu, v.im, d));                             \
+    }                                                                                 \
+    __device__ __forceinline__ C shfl(C v, int src) {                                 \
+        return C(__shfl_sync(0xffffffffu, v.re, src), __shfl_sync(0xffffffffu, v.im, src)); \
+    }
+
+// Every value type a kernel is instantiated for: X(symbol suffix, C type).
+#define SPMV_TYPES(X) X(f32, float) X(f64, double) X(c64, cfloat) X(c128, cdouble)
 
 // Every kernel is launched with 256-thread blocks (plan::BLOCK) and asks for 8
 // resident blocks per multiprocessor: a cap of 32 registers, full occupancy
@@ -69,6 +138,35 @@ template <typename T>
 __device__ __forceinline__ T ldcs(const T* __restrict__ p) {
     return __ldcs(p);
 }
+// Streaming store of y, atomic add into y, and the warp shuffles of a value:
+// the hardware's for real types, part by part for complex ones (below).
+template <typename T>
+__device__ __forceinline__ void stcs(T* p, T v) {
+    __stcs(p, v);
+}
+template <typename T>
+__device__ __forceinline__ void atomic_add(T* p, T v) {
+    atomicAdd(p, v);
+}
+template <typename T>
+__device__ __forceinline__ T shfl_xor(T v, int m, int w) {
+    return __shfl_xor_sync(0xffffffffu, v, m, w);
+}
+template <typename T>
+__device__ __forceinline__ T shfl_up(T v, int d) {
+    return __shfl_up_sync(0xffffffffu, v, d);
+}
+template <typename T>
+__device__ __forceinline__ T shfl_down(T v, int d) {
+    return __shfl_down_sync(0xffffffffu, v, d);
+}
+template <typename T>
+__device__ __forceinline__ T shfl(T v, int src) {
+    return __shfl_sync(0xffffffffu, v, src);
+}
+
+SPMV_COMPLEX(cfloat, float, float2, make_float2)
+SPMV_COMPLEX(cdouble, double, double2, make_double2)
 
 // Sum of `v` over the `LANES` consecutive lanes of a sub-warp (LANES a power of
 // two, 1..32); every lane of the sub-warp gets the sum.
@@ -76,7 +174,7 @@ template <int LANES, typename T>
 __device__ __forceinline__ T subwarp_sum(T v) {
 #pragma unroll
     for (int off = LANES / 2; off > 0; off /= 2) {
-        v += __shfl_xor_sync(0xffffffffu, v, off, LANES);
+        v += shfl_xor(v, off, LANES);
     }
     return v;
 }
@@ -89,7 +187,7 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int off = 1; off < 32; off *= 2) {
-        T other = __shfl_up_sync(0xffffffffu, v, off);
+        T other = shfl_up(v, off);
         int other_key = __shfl_up_sync(0xffffffffu, key, off);
         if (lane >= off && other_key == key) {
             v += other;

@@ -17,7 +17,7 @@ __device__ void coo_atomic(i64 nnz, const int* __restrict__ rows,
                            const T* __restrict__ x, T* __restrict__ y) {
     const i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 k = global_thread_id(); k < nnz; k += stride) {
-        atomicAdd(&y[ldcs(rows + k)], ldcs(vals + k) * ld_pinned(x + ldcs(cols + k)));
+        atomic_add(y + ldcs(rows + k), ldcs(vals + k) * ld_pinned(x + ldcs(cols + k)));
     }
 }
 
@@ -50,17 +50,23 @@ __device__ __forceinline__ void ldv(const double* __restrict__ p, double (&v)[2]
     v[0] = t.x; v[1] = t.y;
 }
 
+__device__ __forceinline__ void ldv(const cfloat* __restrict__ p, cfloat (&v)[2]) {
+    const float4 t = __ldcs(reinterpret_cast<const float4*>(p));
+    v[0] = cfloat(t.x, t.y); v[1] = cfloat(t.z, t.w);
+}
 template <typename T>
 __device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
-    v[0] = __ldcs(p);
+    v[0] = ldcs(p);
 }
 
 // Entries per thread of the segmented kernel, per value type (mirrored by
-// plan::coo_items on the host). f64 takes 2: with 4 the 32-register cap of
-// SPMV_BOUNDS made the power-law tail 6 % slower in f64 (run A), while f32
-// gained 1 %.
-#define COO_ITEMS_F32 4
-#define COO_ITEMS_F64 2
+// plan::coo_items on the host): 16 bytes of values per thread. f64 takes 2:
+// with 4 the 32-register cap of SPMV_BOUNDS made the power-law tail 6 %
+// slower in f64 (run A), while f32 gained 1 %.
+#define COO_ITEMS_f32 4
+#define COO_ITEMS_f64 2
+#define COO_ITEMS_c64 2
+#define COO_ITEMS_c128 1
 
 // Row-sorted entries, ITEMS consecutive entries per thread (32 * ITEMS per
 // warp and tile): the thread loads them with one vector load per array, so
@@ -116,7 +122,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                     first = acc;
                     multi = true;
                 } else if (cur != NONE) {
-                    atomicAdd(&y[cur], acc);
+                    atomic_add(y + cur, acc);
                 }
                 cur = r[j];
                 acc = p[j];
@@ -127,31 +133,25 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         // keys are non-decreasing across lanes, so equal last rows mean the
         // lanes in between hold only that row
         const T scan = warp_segmented_scan(cur, acc);
-        const T prev = __shfl_up_sync(0xffffffffu, scan, 1);
+        const T prev = shfl_up(scan, 1);
         const int prev_key = __shfl_up_sync(0xffffffffu, cur, 1);
         const int next_first = __shfl_down_sync(0xffffffffu, r[0], 1);
         if (multi && r[0] != NONE) {
-            atomicAdd(&y[r[0]], first + ((lane > 0 && prev_key == r[0]) ? prev : T(0)));
+            atomic_add(y + r[0], first + ((lane > 0 && prev_key == r[0]) ? prev : T(0)));
         }
         if (cur != NONE && (lane == 31 || next_first != cur)) {
-            atomicAdd(&y[cur], scan);
+            atomic_add(y + cur, scan);
         }
     }
 }
 
-extern "C" __global__ void SPMV_BOUNDS spmv_coo_f32(i64 nnz, const int* rows, const int* cols,
-                                        const float* vals, const float* x, float* y) {
-    coo_atomic<float>(nnz, rows, cols, vals, x, y);
-}
-extern "C" __global__ void SPMV_BOUNDS spmv_coo_f64(i64 nnz, const int* rows, const int* cols,
-                                        const double* vals, const double* x, double* y) {
-    coo_atomic<double>(nnz, rows, cols, vals, x, y);
-}
-extern "C" __global__ void SPMV_BOUNDS spmv_coo_f32_segmented(i64 nnz, const int* rows, const int* cols,
-                                                  const float* vals, const float* x, float* y) {
-    coo_segmented<float, COO_ITEMS_F32>(nnz, rows, cols, vals, x, y);
-}
-extern "C" __global__ void SPMV_BOUNDS spmv_coo_f64_segmented(i64 nnz, const int* rows, const int* cols,
-                                                  const double* vals, const double* x, double* y) {
-    coo_segmented<double, COO_ITEMS_F64>(nnz, rows, cols, vals, x, y);
-}
+#define COO(t, T)                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_coo_##t(i64 nnz, const int* rows, const int* cols, \
+                                                       const T* vals, const T* x, T* y) {   \
+        coo_atomic<T>(nnz, rows, cols, vals, x, y);                                        \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_coo_##t##_segmented(                       \
+        i64 nnz, const int* rows, const int* cols, const T* vals, const T* x, T* y) {      \
+        coo_segmented<T, COO_ITEMS_##t>(nnz, rows, cols, vals, x, y);                      \
+    }
+SPMV_TYPES(COO)

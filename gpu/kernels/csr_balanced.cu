@@ -14,7 +14,7 @@
 
 template <typename T>
 __device__ void csr_balanced(int nrows, i64 nnz, int chunk,
-                             const int* __restrict__ row_ptr,
+                             const ofs_t* __restrict__ row_ptr,
                              const int* __restrict__ col_idx,
                              const T* __restrict__ vals, const T* __restrict__ x,
                              T* __restrict__ y) {
@@ -80,28 +80,25 @@ __device__ void csr_balanced(int nrows, i64 nnz, int chunk,
                 if ((i64)ld(row_ptr + r) >= begin) {
                     y[r] = v;  // the whole row lies in this chunk
                 } else {
-                    atomicAdd(&y[r], v);
+                    atomic_add(y + r, v);
                 }
             } else if (k + 1 == end) {
-                atomicAdd(&y[r], v);  // the row goes on in the next chunk
+                atomic_add(y + r, v);  // the row goes on in the next chunk
             }
             // else: lane 31 and the row goes on in the next tile -> carry
         }
         const int last_key = __shfl_sync(0xffffffffu, key, 31);
         const bool last_end = __shfl_sync(0xffffffffu, row_end, 31);
-        carry = __shfl_sync(0xffffffffu, v, 31);
+        carry = shfl(v, 31);
         carry_row = last_end ? -1 : last_key;
         row_cur = __shfl_sync(0xffffffffu, r, 31);
     }
 }
 
-extern "C" __global__ void SPMV_BOUNDS spmv_csr_balanced_f32(int nrows, i64 nnz, int chunk, const int* row_ptr,
-                                                 const int* col_idx, const float* vals,
-                                                 const float* x, float* y) {
-    csr_balanced<float>(nrows, nnz, chunk, row_ptr, col_idx, vals, x, y);
-}
-extern "C" __global__ void SPMV_BOUNDS spmv_csr_balanced_f64(int nrows, i64 nnz, int chunk, const int* row_ptr,
-                                                 const int* col_idx, const double* vals,
-                                                 const double* x, double* y) {
-    csr_balanced<double>(nrows, nnz, chunk, row_ptr, col_idx, vals, x, y);
-}
+#define CSR_BALANCED(t, T)                                                                 \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_balanced_##t(                          \
+        int nrows, i64 nnz, int chunk, const ofs_t* row_ptr, const int* col_idx, const T* vals, \
+        const T* x, T* y) {                                                                \
+        csr_balanced<T>(nrows, nnz, chunk, row_ptr, col_idx, vals, x, y);                  \
+    }
+SPMV_TYPES(CSR_BALANCED)

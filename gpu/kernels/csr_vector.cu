@@ -14,7 +14,7 @@
 
 template <int LANES, typename T>
 __device__ void csr_vector(int nrows, const int* __restrict__ row_list,
-                           const int* __restrict__ row_ptr,
+                           const ofs_t* __restrict__ row_ptr,
                            const int* __restrict__ col_idx,
                            const T* __restrict__ vals, const T* __restrict__ x,
                            T* __restrict__ y) {
@@ -25,11 +25,11 @@ __device__ void csr_vector(int nrows, const int* __restrict__ row_list,
     const i64 row = (active && row_list) ? (i64)ld(row_list + slot) : slot;
     T sum = T(0);
     if (active) {
-        const int start = ld(row_ptr + row);
-        const int end = ld(row_ptr + row + 1);
+        const ofs_t start = ld(row_ptr + row);
+        const ofs_t end = ld(row_ptr + row + 1);
         // two independent accumulators keep two loads in flight per lane
         T sum2 = T(0);
-        int k = start + lane;
+        ofs_t k = start + lane;
         for (; k + LANES < end; k += 2 * LANES) {
             sum += ldcs(vals + k) * ld(x + ldcs(col_idx + k));
             sum2 += ldcs(vals + k + LANES) * ld(x + ldcs(col_idx + k + LANES));
@@ -41,32 +41,25 @@ __device__ void csr_vector(int nrows, const int* __restrict__ row_list,
     }
     sum = subwarp_sum<LANES>(sum);
     if (active && lane == 0) {
-        __stcs(&y[row], sum);
+        stcs(y + row, sum);
     }
 }
 
-#define CSR_VECTOR(L)                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f32_l##L(int nrows, const int* row_ptr,         \
-                                                        const int* col_idx, const float* vals, \
-                                                        const float* x, float* y) {            \
-        csr_vector<L, float>(nrows, nullptr, row_ptr, col_idx, vals, x, y);                    \
-    }                                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_f64_l##L(int nrows, const int* row_ptr,         \
-                                                        const int* col_idx,                    \
-                                                        const double* vals, const double* x,   \
-                                                        double* y) {                           \
-        csr_vector<L, double>(nrows, nullptr, row_ptr, col_idx, vals, x, y);                   \
-    }                                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_csr_binned_f32_l##L(                           \
-        int nrows, const int* rows, const int* row_ptr, const int* col_idx, const float* vals, \
-        const float* x, float* y) {                                                            \
-        csr_vector<L, float>(nrows, rows, row_ptr, col_idx, vals, x, y);                       \
-    }                                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_csr_binned_f64_l##L(                           \
-        int nrows, const int* rows, const int* row_ptr, const int* col_idx,                    \
-        const double* vals, const double* x, double* y) {                                      \
-        csr_vector<L, double>(nrows, rows, row_ptr, col_idx, vals, x, y);                      \
+#define CSR_VECTOR_T(t, T, L)                                                              \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_vector_##t##_l##L(                     \
+        int nrows, const ofs_t* row_ptr, const int* col_idx, const T* vals, const T* x, T* y) { \
+        csr_vector<L, T>(nrows, nullptr, row_ptr, col_idx, vals, x, y);                    \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_csr_binned_##t##_l##L(                     \
+        int nrows, const int* rows, const ofs_t* row_ptr, const int* col_idx, const T* vals, \
+        const T* x, T* y) {                                                                \
+        csr_vector<L, T>(nrows, rows, row_ptr, col_idx, vals, x, y);                       \
     }
+#define CSR_VECTOR(L)                                                                      \
+    CSR_VECTOR_T(f32, float, L)                                                            \
+    CSR_VECTOR_T(f64, double, L)                                                           \
+    CSR_VECTOR_T(c64, cfloat, L)                                                           \
+    CSR_VECTOR_T(c128, cdouble, L)
 
 CSR_VECTOR(1)
 CSR_VECTOR(2)

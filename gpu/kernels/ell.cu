@@ -26,16 +26,13 @@ __device__ void ell(int nrows, int width, const int* __restrict__ row_nnz,
         if (c >= 0) sum += v * ld(x + c);
         idx += nrows;
     }
-    __stcs(&y[row], sum);
+    stcs(y + row, sum);
 }
 
-extern "C" __global__ void SPMV_BOUNDS spmv_ell_f32(int nrows, int width, const int* row_nnz,
-                                        const int* col_idx, const float* vals, const float* x,
-                                        float* y) {
-    ell<float>(nrows, width, row_nnz, col_idx, vals, x, y);
-}
-extern "C" __global__ void SPMV_BOUNDS spmv_ell_f64(int nrows, int width, const int* row_nnz,
-                                        const int* col_idx, const double* vals, const double* x,
-                                        double* y) {
-    ell<double>(nrows, width, row_nnz, col_idx, vals, x, y);
-}
+#define ELL(t, T)                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t(int nrows, int width, const int* row_nnz, \
+                                                       const int* col_idx, const T* vals,   \
+                                                       const T* x, T* y) {                  \
+        ell<T>(nrows, width, row_nnz, col_idx, vals, x, y);                                \
+    }
+SPMV_TYPES(ELL)

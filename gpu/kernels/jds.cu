@@ -1,28 +1,41 @@
-// jds.cu -- jagged diagonal SpMV, one thread per sorted row.
+// jds.cu -- jagged diagonal SpMV: one thread per sorted row, and the long
+// rows' remaining diagonals in chunks spread over many threads.
 //
 // Layout (formats::Jds): rows sorted by descending length (perm[p] = original
 // row at sorted position p); jagged diagonal d holds entry d of every row
-// longer than d, in sorted order, at jd_ptr[d] .. jd_ptr[d+1]. Thread p finds
-// its row length by binary search over the diagonal lengths, then walks that
-// many diagonals: reads of one diagonal are coalesced across the warp, and
-// jd_ptr is a broadcast. The result is scattered through perm. No padding is
+// longer than d, in sorted order, at jd_ptr[d] .. jd_ptr[d+1]. No padding is
 // stored or read.
+//
+// spmv_jds_<t>: thread p walks the first min(len(p), cap) diagonals of sorted
+// row p: reads of one diagonal are coalesced across the warp, jd_ptr is a
+// broadcast; it stores the sum through perm. The row length comes from a
+// binary search over the diagonal lengths (they never increase), so the trip
+// count is known and the unrolled loads are independent.
+//
+// spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
+// (the head of the sorted order), which one thread would otherwise walk
+// alone: a row of 2.5M entries took 408 ms. Chunk c >= 1 covers diagonals
+// [c * cap, (c + 1) * cap); the rows active in it are the first
+// len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
+// consecutive rows, so a diagonal's reads stay coalesced while many rows are
+// active, and a lone long row reads its consecutive one-entry diagonals,
+// which are contiguous). item_ptr[c - 1] is the first thread of chunk c
+// (host prefix sum, nchunks + 1 entries). Each thread adds its partial sum to
+// y with one atomic, after spmv_jds_<t> stored the first part on the same
+// stream. The host picks cap (plan::jds_cap) so that no thread walks more
+// than cap diagonals; matrices whose rows all fit cap launch no tail.
 
 template <typename T>
-__device__ void jds(int nrows, int ndiag, const int* __restrict__ perm,
-                    const int* __restrict__ jd_ptr, const int* __restrict__ col_idx,
+__device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
+                    const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
                     const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
     const i64 p = global_thread_id();
     if (p >= nrows) return;
-    // Length of sorted row p = number of diagonals longer than p; diagonal
-    // lengths never increase, so binary search (jd_ptr loads are nearly
-    // warp-uniform and cached). With the trip count known, the loop below
-    // unrolls and its loads are independent.
-    int lo = 0, hi = ndiag;
+    int lo = 0, hi = min(ndiag, cap);
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if (ld(jd_ptr + mid + 1) - ld(jd_ptr + mid) > p) lo = mid + 1; else hi = mid;
+        if ((i64)(ld(jd_ptr + mid + 1) - ld(jd_ptr + mid)) > p) lo = mid + 1; else hi = mid;
     }
     const int len = lo;
     T sum = T(0);
@@ -34,13 +47,46 @@ __device__ void jds(int nrows, int ndiag, const int* __restrict__ perm,
     y[ld(perm + p)] = sum;
 }
 
-extern "C" __global__ void SPMV_BOUNDS spmv_jds_f32(int nrows, int ndiag, const int* perm, const int* jd_ptr,
-                                        const int* col_idx, const float* vals, const float* x,
-                                        float* y) {
-    jds<float>(nrows, ndiag, perm, jd_ptr, col_idx, vals, x, y);
+template <typename T>
+__device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
+                         const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
+                         const i64* __restrict__ item_ptr, const int* __restrict__ col_idx,
+                         const T* __restrict__ vals, const T* __restrict__ x,
+                         T* __restrict__ y) {
+    const i64 t = global_thread_id();
+    if (t >= nitems) return;
+    // chunk of thread t: the last c with item_ptr[c] <= t
+    int lo = 0, hi = nchunks - 1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (ld(item_ptr + mid) <= t) lo = mid; else hi = mid - 1;
+    }
+    const i64 p = t - ld(item_ptr + lo);
+    const int d0 = (lo + 1) * cap;
+    // diagonals of [d0, min(d0 + cap, ndiag)) longer than p
+    int a = d0, b = min(d0 + cap, ndiag);
+    while (a < b) {
+        const int mid = a + (b - a) / 2;
+        if ((i64)(ld(jd_ptr + mid + 1) - ld(jd_ptr + mid)) > p) a = mid + 1; else b = mid;
+    }
+    T sum = T(0);
+#pragma unroll 4
+    for (int d = d0; d < a; ++d) {
+        const i64 idx = (i64)ld(jd_ptr + d) + p;
+        sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+    }
+    atomic_add(y + ld(perm + p), sum);
 }
-extern "C" __global__ void SPMV_BOUNDS spmv_jds_f64(int nrows, int ndiag, const int* perm, const int* jd_ptr,
-                                        const int* col_idx, const double* vals, const double* x,
-                                        double* y) {
-    jds<double>(nrows, ndiag, perm, jd_ptr, col_idx, vals, x, y);
-}
+
+#define JDS(t, T)                                                                          \
+    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t(                                   \
+        int nrows, int ndiag, int cap, const int* perm, const ofs_t* jd_ptr, const int* col_idx, \
+        const T* vals, const T* x, T* y) {                                                 \
+        jds<T>(nrows, ndiag, cap, perm, jd_ptr, col_idx, vals, x, y);                      \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
+        i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
+        const i64* item_ptr, const int* col_idx, const T* vals, const T* x, T* y) {        \
+        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, col_idx, vals, x, y); \
+    }
+SPMV_TYPES(JDS)

@@ -1,4 +1,5 @@
-// sell.cu -- SELL-C-sigma SpMV (Kreutzer et al. 2014), C threads per slice.
+// sell.cu -- SELL-C-sigma SpMV (Kreutzer et al. 2014): C threads per slice,
+// and the slots of wide slices past `cap` spread over many threads.
 //
 // Layout (formats::Sell): rows sorted by descending length inside windows of
 // sigma rows (perm[p] = original row at sorted position p), cut into slices of
@@ -6,15 +7,48 @@
 // slot-major inside the slice: slot s of local row r is at
 // slice_ptr[k] + s * C + r. The last slice is padded to C rows. Padding slots
 // (value 0, index -1) follow a row's entries and are skipped (only their
-// column index is read). Thread t handles slice t / C, local row t % C (with
-// C = 32 this is one warp per slice); the result is scattered through perm.
+// column index is read).
 //
-// The same kernel runs cuSPARSE's sliced-ELL layout (no permutation) when
+// spmv_sell_<t>: thread t handles slice t / C, local row t % C (with C = 32
+// one warp per slice), slots 0 .. min(width, cap), and stores the sum
+// through perm.
+//
+// spmv_sell_<t>_tail: the slots past `cap` of the slices wider than `cap`
+// (a slice holding a row of 2.5M entries took 553 ms with one thread per
+// row): tail item j is chunk tail_chunk[j] >= 1 (slots [c * cap, (c + 1) *
+// cap)) of slice tail_slice[j], C threads each, reads coalesced across the
+// slice's rows as in the main kernel; each thread adds its partial sum with
+// one atomic, after the main kernel stored the first part on the same stream.
+// The host (plan::sell_tail) lists the items; slices no wider than cap have
+// none.
+//
+// The same kernels run cuSPARSE's sliced-ELL layout (no permutation) when
 // `perm` is null.
 
 template <typename T>
-__device__ void sell(int nrows, int C, const int* __restrict__ perm,
-                     const int* __restrict__ slice_ptr,
+__device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
+                                        const int* __restrict__ col_idx,
+                                        const T* __restrict__ vals, const T* __restrict__ x) {
+    T sum = T(0);
+    idx += (i64)s0 * C;
+    // Every lane of a slice runs the same slots (no divergence in the trip
+    // count), so the unrolled column loads are independent and in flight
+    // together; value and x loads of padding slots are predicated off. Both
+    // loads are issued before the branch, so the value load does not wait
+    // for the index (padding values are 0 and never used).
+#pragma unroll 4
+    for (int s = s0; s < s1; ++s) {
+        const int c = ldcs(col_idx + idx);
+        const T v = ldcs(vals + idx);
+        if (c >= 0) sum += v * ld(x + c);
+        idx += C;
+    }
+    return sum;
+}
+
+template <typename T>
+__device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
+                     const ofs_t* __restrict__ slice_ptr,
                      const int* __restrict__ slice_width,
                      const int* __restrict__ col_idx, const T* __restrict__ vals,
                      const T* __restrict__ x, T* __restrict__ y) {
@@ -23,32 +57,43 @@ __device__ void sell(int nrows, int C, const int* __restrict__ perm,
     const int r = (int)(t - slice * C);
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;
-    const int w = ld(slice_width + slice);
-    i64 idx = (i64)ld(slice_ptr + slice) + r;
-    T sum = T(0);
-    // Every lane of a slice runs the slice's width (no divergence in the trip
-    // count), so the unrolled column loads are independent and in flight
-    // together; value and x loads of padding slots are predicated off.
-#pragma unroll 4
-    for (int s = 0; s < w; ++s) {
-        // Both loads are issued before the branch, so the value load does not
-        // wait for the index (padding values are 0 and never used).
-        const int c = ldcs(col_idx + idx);
-        const T v = ldcs(vals + idx);
-        if (c >= 0) sum += v * ld(x + c);
-        idx += C;
-    }
-    const i64 row = perm ? (i64)ld(perm + p) : p;
-    __stcs(&y[row], sum);
+    const int w = min(ld(slice_width + slice), cap);
+    const T sum = sell_slots(C, (i64)ld(slice_ptr + slice) + r, 0, w, col_idx, vals, x);
+    stcs(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
-extern "C" __global__ void SPMV_BOUNDS spmv_sell_f32(int nrows, int C, const int* perm, const int* slice_ptr,
-                                         const int* slice_width, const int* col_idx,
-                                         const float* vals, const float* x, float* y) {
-    sell<float>(nrows, C, perm, slice_ptr, slice_width, col_idx, vals, x, y);
+template <typename T>
+__device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __restrict__ perm,
+                          const ofs_t* __restrict__ slice_ptr,
+                          const int* __restrict__ slice_width,
+                          const int* __restrict__ tail_slice,
+                          const int* __restrict__ tail_chunk,
+                          const int* __restrict__ col_idx, const T* __restrict__ vals,
+                          const T* __restrict__ x, T* __restrict__ y) {
+    const i64 t = global_thread_id();
+    const i64 j = t / C;
+    if (j >= nitems) return;
+    const int r = (int)(t - j * C);
+    const int slice = ld(tail_slice + j);
+    const i64 p = (i64)slice * C + r;
+    if (p >= nrows) return;
+    const int s0 = ld(tail_chunk + j) * cap;
+    const int s1 = min(s0 + cap, ld(slice_width + slice));
+    const T sum = sell_slots(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
+    atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
-extern "C" __global__ void SPMV_BOUNDS spmv_sell_f64(int nrows, int C, const int* perm, const int* slice_ptr,
-                                         const int* slice_width, const int* col_idx,
-                                         const double* vals, const double* x, double* y) {
-    sell<double>(nrows, C, perm, slice_ptr, slice_width, col_idx, vals, x, y);
-}
+
+#define SELL(t, T)                                                                         \
+    extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t(                                  \
+        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
+        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
+        sell<T>(nrows, C, cap, perm, slice_ptr, slice_width, col_idx, vals, x, y);         \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
+        i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \
+        const int* slice_width, const int* tail_slice, const int* tail_chunk,              \
+        const int* col_idx, const T* vals, const T* x, T* y) {                             \
+        sell_tail<T>(nitems, nrows, C, cap, perm, slice_ptr, slice_width, tail_slice,      \
+                     tail_chunk, col_idx, vals, x, y);                                     \
+    }
+SPMV_TYPES(SELL)

@@ -65,19 +65,22 @@ __device__ void gather_floor_x4(i64 nnz, const int* __restrict__ cols, const T* 
     if (v == T(4096)) sink[0] = v;
 }
 
-extern "C" __global__ void SPMV_BOUNDS gather_floor_f32(i64 nnz, const int* cols, const float* x,
-                                                       float* sink) {
-    gather_floor_x4<float>(nnz, cols, x, sink);
-}
-extern "C" __global__ void SPMV_BOUNDS gather_floor_f64(i64 nnz, const int* cols, const double* x,
-                                                        double* sink) {
-    gather_floor_x4<double>(nnz, cols, x, sink);
-}
-extern "C" __global__ void SPMV_BOUNDS gather_floor_f32_x1(i64 nnz, const int* cols,
-                                                          const float* x, float* sink) {
-    gather_floor_x1<float>(nnz, cols, x, sink);
-}
-extern "C" __global__ void SPMV_BOUNDS gather_floor_f64_x1(i64 nnz, const int* cols,
-                                                          const double* x, double* sink) {
-    gather_floor_x1<double>(nnz, cols, x, sink);
+#define GATHER_FLOOR(t, T)                                                                 \
+    extern "C" __global__ void SPMV_BOUNDS gather_floor_##t(i64 nnz, const int* cols, const T* x, \
+                                                           T* sink) {                       \
+        gather_floor_x4<T>(nnz, cols, x, sink);                                            \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS gather_floor_##t##_x1(i64 nnz, const int* cols,  \
+                                                                const T* x, T* sink) {      \
+        gather_floor_x1<T>(nnz, cols, x, sink);                                            \
+    }
+SPMV_TYPES(GATHER_FLOOR)
+
+// widen_indices: a copy of 32-bit indices as 64-bit, for cuSPARSE's 64-bit
+// index type (the baseline of a matrix with 64-bit offsets: cuSPARSE takes
+// one index type for row offsets and column indices).
+extern "C" __global__ void widen_indices(i64 n, const int* __restrict__ src,
+                                         long long* __restrict__ dst) {
+    const i64 i = global_thread_id();
+    if (i < n) dst[i] = (long long)ldcs(src + i);
 }

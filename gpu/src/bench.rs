@@ -31,14 +31,13 @@ use crate::device_matrix::{
     upload_csc_as_coo, upload_csr, upload_csr_as_coo, upload_ell, upload_idx, upload_jds,
     upload_sell, upload_sliced_ell, upload_vals, DevVals, DeviceMatrix,
 };
-use crate::kernels::{kernel_name, kernel_precision, KernelId};
+use crate::kernels::{kernel_name, KernelId, Offsets, ValueType};
 use crate::launch::{self, GpuKernel};
 use crate::layout::{narrow_indices, sliced_ell_from_csr};
 use crate::plan::{self, BYTES_MODEL};
 use crate::reference::{rel_error, spmv_ref, tolerance};
 use crate::spmv::{download, nan};
 use crate::GpuError;
-use sparsetool_formats::Precision;
 
 /// What to benchmark and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,6 +82,11 @@ pub struct BenchOptions {
     /// baselines are CSR ALG1/ALG2 with `CUSPARSE_OPERATION_TRANSPOSE` on
     /// `A`'s own CSR (no COO or sliced-ELL baseline).
     pub transpose: bool,
+    /// Width of the offset arrays ([`Offsets::Auto`]: 32-bit where the
+    /// matrix fits; [`Offsets::Wide`]: 64-bit for every layout and for
+    /// cuSPARSE's index type). Each result's `params.offset_bits` (ours)
+    /// or `params.index_bits` (cuSPARSE) says which ran.
+    pub offsets: Offsets,
 }
 
 /// One layout to time: a format with its conversion parameters, and the
@@ -152,6 +156,7 @@ impl Default for BenchOptions {
             copy_bytes: 1 << 30,
             configs: Vec::new(),
             transpose: false,
+            offsets: Offsets::Auto,
         }
     }
 }
@@ -294,8 +299,9 @@ fn checked_run<T: Scalar, R: Runner>(
     r: &mut R,
     y_ref: &[f64],
 ) -> Result<f64, GpuError> {
-    let poison = vec![nan::<T>(); y_ref.len()];
     let y = r.y();
+    // y_ref holds two parts per complex value: size the poison by y itself
+    let poison = vec![nan::<T>(); y.len];
     if y.len > 0 {
         ctx.stream()
             .memcpy_htod(bytemuck::cast_slice::<T, u8>(&poison), &mut y.buf)?;
@@ -399,7 +405,7 @@ fn gather_floor<T: Scalar, I: Index>(
     opts: &BenchOptions,
     a: &Csr<T, I>,
     x: &DevVals,
-    dtype: Precision,
+    dtype: ValueType,
 ) -> Result<Option<f64>, GpuError> {
     let nnz = a.nnz();
     if nnz == 0 {
@@ -480,6 +486,11 @@ fn kernels_for(kind: FormatKind, nrows: usize, nnz: usize) -> Vec<(GpuKernel, St
     v
 }
 
+/// Whether `a`'s entries need 64-bit offsets on the device.
+fn nnz_needs_wide<T: Scalar, I: Index>(a: &Csr<T, I>) -> bool {
+    Offsets::Auto.wide_for(a.nnz() as u64)
+}
+
 /// The matrix a bench multiplies: `a`, or with `transpose` the CSR of `Aᵀ`
 /// (the arrays of `a`'s CSC).
 pub(crate) fn operand<T: Scalar, I: Index>(
@@ -506,8 +517,8 @@ fn convert_err(format: &'static str, e: impl std::fmt::Display) -> GpuError {
 /// [`BenchOptions::transpose`].
 ///
 /// # Errors
-/// [`GpuError::Unsupported`] for complex values, [`GpuError::IndexOverflow`]
-/// for matrices beyond 32-bit indices, conversion errors other than ELL's
+/// [`GpuError::IndexOverflow`] for rows or columns beyond 32-bit indices
+/// (entry counts beyond them get 64-bit offsets), conversion errors other than ELL's
 /// fill guard (ELL is then listed in `skipped`), and driver, compile or
 /// cuSPARSE errors. A kernel whose result is wrong is reported with
 /// `ok: false`, not as an error.
@@ -516,19 +527,22 @@ pub fn bench<T: Scalar, I: Index>(
     a: &Csr<T, I>,
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
-    let dtype = kernel_precision::<T>("csr")?;
+    let dtype = ValueType::of::<T>();
     // With `transpose`, `a` below is the CSR of Aᵀ (every layout, the x,
     // the reference); `orig` stays A, for cuSPARSE's transposed SpMV.
     let orig = a;
     let at = operand(orig, opts.transpose);
     let a: &Csr<T, I> = &at;
     ctx.load_all()?;
+    if opts.offsets == Offsets::Wide || nnz_needs_wide(a) {
+        ctx.load_all_width(true)?;
+    }
     let copy_gbps = copy_bandwidth(ctx, opts.copy_bytes, opts.reps)?;
     let (nrows, ncols, nnz) = (a.nrows(), a.ncols(), a.nnz());
     let max_row_len = a.max_row_len();
     let x: Vec<T> = random_x(ncols, opts.seed);
     let y_ref = spmv_ref(a, &x);
-    let tol = tolerance(dtype, max_row_len);
+    let tol = tolerance(dtype.precision, max_row_len);
     let stream = ctx.stream();
     let xd = upload_vals(stream, &x)?;
     let chk = Check {
@@ -568,13 +582,13 @@ pub fn bench<T: Scalar, I: Index>(
         progress.add(1);
         let kind = cfg.kind;
         let m = match kind {
-            FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a)?),
+            FormatKind::Csr => DeviceMatrix::Csr(upload_csr(stream, a, opts.offsets)?),
             FormatKind::Coo => DeviceMatrix::Coo(upload_csr_as_coo(stream, a)?),
             FormatKind::Ell => {
                 let width = cfg.params.ell_width.unwrap_or(max_row_len);
                 let slots = nrows as u64 * width as u64;
                 let bytes = slots * (4 + dtype.size() as u64);
-                if bytes > opts.ell_max_bytes || slots > i32::MAX as u64 {
+                if bytes > opts.ell_max_bytes {
                     skipped.push(Skipped {
                         kernel: "ell".into(),
                         reason: format!(
@@ -597,7 +611,8 @@ pub fn bench<T: Scalar, I: Index>(
                 )
             }
             FormatKind::Jds => {
-                DeviceMatrix::Jds(upload_jds(stream, &sparsetool_convert::csr_to_jds(a))?)
+                let j = sparsetool_convert::csr_to_jds(a);
+                DeviceMatrix::Jds(upload_jds(stream, &j, opts.offsets)?)
             }
             FormatKind::Csc => DeviceMatrix::Coo(upload_csc_as_coo(
                 stream,
@@ -611,7 +626,7 @@ pub fn bench<T: Scalar, I: Index>(
                     .unwrap_or_else(|| Sell::<T, I>::default_sigma(c));
                 let s = sparsetool_convert::csr_to_sell(a, c, sigma)
                     .map_err(|e| convert_err("sell", e))?;
-                DeviceMatrix::Sell(upload_sell(stream, &s)?)
+                DeviceMatrix::Sell(upload_sell(stream, &s, opts.offsets)?)
             }
         };
         let value_bytes = dtype.size() as u64;
@@ -673,12 +688,23 @@ pub fn bench<T: Scalar, I: Index>(
         let (mat, traffic) = if !algs.is_empty() && (kind == FormatKind::Sell || opts.transpose) {
             drop(m);
             sliced = if kind == FormatKind::Sell {
-                let rp = narrow_indices("row_ptr", a.row_ptr())?;
-                let ci = narrow_indices("col_idx", a.col_idx())?;
-                let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
-                DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?)
+                let rp = narrow_indices("row_ptr", a.row_ptr());
+                let ci = narrow_indices("col_idx", a.col_idx());
+                match (rp, ci) {
+                    (Ok(rp), Ok(ci)) => {
+                        let host = sliced_ell_from_csr(&rp, &ci, a.values(), opts.cusparse_slice)?;
+                        DeviceMatrix::Sell(upload_sliced_ell(stream, &host, ncols, nnz)?)
+                    }
+                    (Err(e), _) | (_, Err(e)) => {
+                        skipped.push(Skipped {
+                            kernel: CusparseAlg::SellAlg1.name().into(),
+                            reason: e.to_string(),
+                        });
+                        continue;
+                    }
+                }
             } else {
-                DeviceMatrix::Csr(upload_csr(stream, orig)?)
+                DeviceMatrix::Csr(upload_csr(stream, orig, opts.offsets)?)
             };
             let t = Traffic::new(
                 sliced.matrix_bytes(dtype),

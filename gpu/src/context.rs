@@ -12,7 +12,7 @@ use crate::GpuError;
 /// A CUDA device opened for SpMV: context, one stream (every launch, copy and
 /// cuSPARSE call of this crate goes to it, in order), and the NVRTC-compiled
 /// kernel modules, compiled once per context for the device's compute
-/// capability and cached per [`KernelId`].
+/// capability and cached per [`KernelId`] and offset width.
 pub struct GpuContext {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -20,8 +20,8 @@ pub struct GpuContext {
     driver_version: i32,
     compute_capability: (i32, i32),
     sm_count: u32,
-    modules: Mutex<HashMap<KernelId, Arc<CudaModule>>>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    modules: Mutex<HashMap<(KernelId, bool), Arc<CudaModule>>>,
+    functions: Mutex<HashMap<(String, bool), CudaFunction>>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -147,54 +147,80 @@ impl GpuContext {
         &self.stream
     }
 
-    /// Compiles and loads every kernel module now (otherwise each is compiled
-    /// on first use), so that compilation stays out of any timing.
+    /// Compiles and loads every kernel module (32-bit offsets) now
+    /// (otherwise each is compiled on first use), so that compilation stays
+    /// out of any timing.
     ///
     /// # Errors
     /// The first compile or load error.
     pub fn load_all(&self) -> Result<(), GpuError> {
+        self.load_all_width(false)
+    }
+
+    /// As [`GpuContext::load_all`], for the 32-bit (`wide == false`) or the
+    /// 64-bit offset modules.
+    ///
+    /// # Errors
+    /// The first compile or load error.
+    pub fn load_all_width(&self, wide: bool) -> Result<(), GpuError> {
         for id in KernelId::ALL {
-            self.module(id)?;
+            self.module(id, wide)?;
         }
         Ok(())
     }
 
-    fn module(&self, id: KernelId) -> Result<Arc<CudaModule>, GpuError> {
+    fn module(&self, id: KernelId, wide: bool) -> Result<Arc<CudaModule>, GpuError> {
         let mut modules = self
             .modules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(m) = modules.get(&id) {
+        if let Some(m) = modules.get(&(id, wide)) {
             return Ok(m.clone());
         }
-        let ptx = kernels::compile(id, &self.arch())?;
+        let ptx = kernels::compile(id, &self.arch(), wide)?;
         let m = self.ctx.load_module(ptx)?;
-        modules.insert(id, m.clone());
+        modules.insert((id, wide), m.clone());
         Ok(m)
     }
 
-    /// The kernel `name` of module `id` (compiled and loaded on first use).
+    /// The kernel `name` of module `id` with 32-bit offsets (compiled and
+    /// loaded on first use).
     ///
     /// # Errors
     /// Compile or load errors, [`GpuError::MissingKernel`] for an unknown name.
     pub(crate) fn function(&self, id: KernelId, name: &str) -> Result<CudaFunction, GpuError> {
+        self.function_width(id, name, false)
+    }
+
+    /// The kernel `name` of module `id`, from the module with 64-bit offsets
+    /// when `wide`.
+    ///
+    /// # Errors
+    /// As [`GpuContext::function`].
+    pub(crate) fn function_width(
+        &self,
+        id: KernelId,
+        name: &str,
+        wide: bool,
+    ) -> Result<CudaFunction, GpuError> {
+        let key = (name.to_string(), wide);
         {
             let f = self
                 .functions
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(func) = f.get(name) {
+            if let Some(func) = f.get(&key) {
                 return Ok(func.clone());
             }
         }
-        let m = self.module(id)?;
+        let m = self.module(id, wide)?;
         let func = m
             .load_function(name)
             .map_err(|_| GpuError::MissingKernel(name.to_string()))?;
         self.functions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(name.to_string(), func.clone());
+            .insert(key, func.clone());
         Ok(func)
     }
 

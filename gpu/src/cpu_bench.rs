@@ -11,7 +11,6 @@ use sparsetool_convert::{from_csr, AnyMatrix};
 use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
 
 use crate::bench::{BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped};
-use crate::kernels::kernel_precision;
 use crate::reference::{rel_error, spmv_ref, tolerance};
 use crate::GpuError;
 
@@ -45,12 +44,13 @@ fn time_runs(reps: usize, mut run: impl FnMut()) -> Vec<f64> {
 /// [`Csr::spmv_transpose`] on `A`'s own CSR.
 ///
 /// # Errors
-/// [`GpuError::Unsupported`] for complex values.
+/// Conversion errors of a requested layout (real and complex values are
+/// both supported).
 pub fn cpu_bench<T: Scalar, I: Index>(
     csr: &Csr<T, I>,
     opts: &BenchOptions,
 ) -> Result<BenchReport, GpuError> {
-    let dtype = kernel_precision::<T>("csr")?;
+    let dtype = sparsetool_formats::Precision::of::<T>();
     let orig = csr;
     let at = crate::bench::operand(orig, opts.transpose);
     let csr: &Csr<T, I> = &at;

@@ -13,11 +13,12 @@ use cudarc::cusparse::sys::{
     cusparseIndexType_t, cusparseOperation_t, cusparseSpMVAlg_t, cusparseSpMatDescr_t,
     cusparseStatus_t,
 };
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, PushKernelArg};
 use serde_json::{json, Map, Value};
 
 use crate::context::GpuContext;
-use crate::device_matrix::{DevVals, DeviceMatrix};
+use crate::device_matrix::{DevIdx, DevVals, DeviceMatrix};
+use crate::kernels::{KernelId, ValueType};
 
 use crate::GpuError;
 use sparsetool_formats::Precision;
@@ -169,27 +170,52 @@ impl Drop for DnVec {
     }
 }
 
-/// `alpha = 1` and `beta = 0`, as host pointers to the value type.
-fn one_zero(d: Precision) -> (*const c_void, *const c_void) {
-    static F32: [f32; 2] = [1.0, 0.0];
-    static F64: [f64; 2] = [1.0, 0.0];
-    match d {
+/// `alpha = 1` and `beta = 0`, as host pointers to the value type (a
+/// complex value is two parts: `1 + 0i`, `0 + 0i`).
+fn one_zero(d: ValueType) -> (*const c_void, *const c_void) {
+    // Aligned as cuDoubleComplex (16 bytes): cuSPARSE loads a complex
+    // scalar with aligned vector instructions, and a merely 8-byte aligned
+    // static made it fault.
+    #[repr(C, align(16))]
+    struct Scalars<T>([T; 4]);
+    static F32: Scalars<f32> = Scalars([1.0, 0.0, 0.0, 0.0]);
+    static F64: Scalars<f64> = Scalars([1.0, 0.0, 0.0, 0.0]);
+    let beta = if d.complex { 2 } else { 1 };
+    match d.precision {
         Precision::F32 => (
-            std::ptr::from_ref(&F32[0]).cast(),
-            std::ptr::from_ref(&F32[1]).cast(),
+            std::ptr::from_ref(&F32.0[0]).cast(),
+            std::ptr::from_ref(&F32.0[beta]).cast(),
         ),
         Precision::F64 => (
-            std::ptr::from_ref(&F64[0]).cast(),
-            std::ptr::from_ref(&F64[1]).cast(),
+            std::ptr::from_ref(&F64.0[0]).cast(),
+            std::ptr::from_ref(&F64.0[beta]).cast(),
         ),
     }
 }
 
-fn value_type(d: Precision) -> cudaDataType {
-    match d {
-        Precision::F32 => cudaDataType::CUDA_R_32F,
-        Precision::F64 => cudaDataType::CUDA_R_64F,
+fn value_type(d: ValueType) -> cudaDataType {
+    match (d.precision, d.complex) {
+        (Precision::F32, false) => cudaDataType::CUDA_R_32F,
+        (Precision::F64, false) => cudaDataType::CUDA_R_64F,
+        (Precision::F32, true) => cudaDataType::CUDA_C_32F,
+        (Precision::F64, true) => cudaDataType::CUDA_C_64F,
     }
+}
+
+/// A 64-bit copy of a 32-bit device index array (`widen_indices` in
+/// `util.cu`), for cuSPARSE's 64-bit index type.
+fn widen(ctx: &GpuContext, src: &DevIdx) -> Result<CudaSlice<i64>, GpuError> {
+    let stream = ctx.stream();
+    let mut dst = stream.alloc_zeros::<i64>(src.len.max(1))?;
+    if let Some(dims) = crate::plan::dims_for_threads(src.len as u64, crate::plan::BLOCK) {
+        let f = ctx.function(KernelId::Util, "widen_indices")?;
+        let n = src.len as i64;
+        let mut b = stream.launch_builder(&f);
+        b.arg(&n).arg(&src.buf).arg(&mut dst);
+        // SAFETY: widen_indices(n, src, dst) with n values in src and dst.
+        unsafe { b.launch(crate::launch::cfg(dims)) }?;
+    }
+    Ok(dst)
 }
 
 /// One prepared `cusparseSpMV`: matrix and vector descriptors over the device
@@ -202,12 +228,15 @@ pub(crate) struct Prepared<'a> {
     /// The output vector the descriptor points at.
     pub y_out: DevVals,
     alg: CusparseAlg,
-    dtype: Precision,
+    dtype: ValueType,
     op: cusparseOperation_t,
     mat: SpMat,
     x: DnVec,
     y: DnVec,
     buffer: CudaSlice<u8>,
+    /// 64-bit copies of 32-bit index arrays (64-bit index type), dropped
+    /// after the descriptors.
+    _wide: Vec<CudaSlice<i64>>,
     /// Parameters for the report.
     pub params: Map<String, Value>,
 }
@@ -228,7 +257,7 @@ pub(crate) fn prepare<'a>(
     handle: &'a Handle,
     alg: CusparseAlg,
     m: &'a DeviceMatrix,
-    dtype: Precision,
+    dtype: ValueType,
     transpose: bool,
     x: &'a DevVals,
     mut y: DevVals,
@@ -241,26 +270,48 @@ pub(crate) fn prepare<'a>(
     let (nrows, ncols, nnz) = m.shape();
     let (nr, nc, nz) = (nrows as i64, ncols as i64, nnz as i64);
     let p = |buf: &CudaSlice<i32>| dptr(ctx, buf);
+    let i64t = cusparseIndexType_t::CUSPARSE_INDEX_64I;
+    let mut wide: Vec<CudaSlice<i64>> = Vec::new();
     let mut mat: cusparseSpMatDescr_t = std::ptr::null_mut();
     match (alg, m) {
         (CusparseAlg::CsrAlg1 | CusparseAlg::CsrAlg2, DeviceMatrix::Csr(c)) => {
-            let (rp, ci, v) = (p(&c.row_ptr.buf), p(&c.col_idx.buf), dptr(ctx, &c.vals.buf));
+            let rp = dptr(ctx, &c.row_ptr.buf);
+            let (ci, it) = if c.row_ptr.wide {
+                // one index type for offsets and columns: 64-bit columns too
+                wide.push(widen(ctx, &c.col_idx)?);
+                (dptr(ctx, &wide[0]), i64t)
+            } else {
+                (p(&c.col_idx.buf), i32t)
+            };
+            params.insert(
+                "index_bits".into(),
+                json!(if c.row_ptr.wide { 64 } else { 32 }),
+            );
+            let v = dptr(ctx, &c.vals.buf);
             // SAFETY: pointers to live device arrays of the stated lengths and types.
             call("cusparseCreateCsr", || unsafe {
-                sys::cusparseCreateCsr(&mut mat, nr, nc, nz, rp, ci, v, i32t, i32t, base, vt)
+                sys::cusparseCreateCsr(&mut mat, nr, nc, nz, rp, ci, v, it, it, base, vt)
             })?;
         }
         (CusparseAlg::CooAlg1 | CusparseAlg::CooAlg2, DeviceMatrix::Coo(c)) => {
-            let (r, ci, v) = (p(&c.rows.buf), p(&c.cols.buf), dptr(ctx, &c.vals.buf));
+            let (r, ci, it) = if nnz > i32::MAX as usize {
+                wide.push(widen(ctx, &c.rows)?);
+                wide.push(widen(ctx, &c.cols)?);
+                (dptr(ctx, &wide[0]), dptr(ctx, &wide[1]), i64t)
+            } else {
+                (p(&c.rows.buf), p(&c.cols.buf), i32t)
+            };
+            params.insert("index_bits".into(), json!(if it == i64t { 64 } else { 32 }));
+            let v = dptr(ctx, &c.vals.buf);
             // SAFETY: as above.
             call("cusparseCreateCoo", || unsafe {
-                sys::cusparseCreateCoo(&mut mat, nr, nc, nz, r, ci, v, i32t, base, vt)
+                sys::cusparseCreateCoo(&mut mat, nr, nc, nz, r, ci, v, it, base, vt)
             })?;
         }
-        (CusparseAlg::SellAlg1, DeviceMatrix::Sell(s)) if s.perm.is_none() => {
+        (CusparseAlg::SellAlg1, DeviceMatrix::Sell(s)) if s.perm.is_none() && !s.slice_ptr.wide => {
             params.insert("slice_size".into(), json!(s.slice_height));
             let (sp, ci, v) = (
-                p(&s.slice_ptr.buf),
+                dptr(ctx, &s.slice_ptr.buf),
                 p(&s.col_idx.buf),
                 dptr(ctx, &s.vals.buf),
             );
@@ -337,6 +388,7 @@ pub(crate) fn prepare<'a>(
         alg,
         dtype,
         op,
+        _wide: wide,
         mat,
         x: vx,
         y: vy,

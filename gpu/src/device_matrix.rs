@@ -2,14 +2,19 @@
 //!
 //! Index arrays become 32-bit (`i32`) device arrays: borrowed without a copy
 //! when the host uses `i32`, narrowed (with an overflow check) when it uses
-//! `i64`. Value arrays are uploaded as raw bytes and typed by [`Precision`].
+//! `i64`. Offset arrays (CSR row pointers, JDS diagonal pointers, SELL slice
+//! pointers) are 32-bit too unless the matrix's entries or slots exceed
+//! `i32::MAX` or 64-bit offsets are asked for ([`Offsets`]): then they are
+//! 64-bit, and the kernels come from the module compiled with 64-bit offsets.
+//! Value arrays are uploaded as raw bytes and typed by [`ValueType`].
 
 use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr};
 use sparsetool_formats::{Coo, Csc, Csr, Ell, FormatKind, Index, Jds, Scalar, Sell};
 
+use crate::kernels::{Offsets, ValueType};
 use crate::layout::{check_i32, coo_rows_from_row_ptr, narrow_indices, SlicedEllHost};
+use crate::plan;
 use crate::GpuError;
-use sparsetool_formats::Precision;
 
 use sparsetool_formats::MatrixRef;
 
@@ -19,6 +24,44 @@ use sparsetool_formats::MatrixRef;
 pub(crate) struct DevIdx {
     pub buf: CudaSlice<i32>,
     pub len: usize,
+}
+
+/// A device array of offsets (raw bytes: `i32`, or `i64` when `wide`) with
+/// its logical length.
+#[derive(Debug)]
+pub(crate) struct DevOfs {
+    pub buf: CudaSlice<u8>,
+    pub len: usize,
+    pub wide: bool,
+}
+
+/// Uploads an offset array, 64-bit when `wide` (borrowed when the host
+/// already holds `i64`), else narrowed to 32-bit.
+pub(crate) fn upload_ofs<I: Index>(
+    stream: &std::sync::Arc<CudaStream>,
+    what: &'static str,
+    src: &[I],
+    wide: bool,
+) -> Result<DevOfs, GpuError> {
+    let buf = if wide {
+        let owned: Vec<i64>;
+        let v: &[i64] = match bytemuck::try_cast_slice::<I, i64>(src) {
+            Ok(v) if std::mem::size_of::<I>() == 8 => v,
+            _ => {
+                owned = src.iter().map(|v| v.to_i64()).collect();
+                &owned
+            }
+        };
+        htod(stream, bytemuck::cast_slice::<i64, u8>(v))?
+    } else {
+        let narrowed = narrow_indices(what, src)?;
+        htod(stream, bytemuck::cast_slice::<i32, u8>(&narrowed))?
+    };
+    Ok(DevOfs {
+        buf,
+        len: src.len(),
+        wide,
+    })
 }
 
 /// A device array of values (raw bytes) with its logical length in values.
@@ -72,7 +115,9 @@ pub(crate) fn upload_vals<T: Scalar>(
     })
 }
 
-/// `nrows`, `ncols` and `nnz` of a device matrix, each checked to fit `i32`.
+/// `nrows`, `ncols` and `nnz` of a device matrix; rows and columns are
+/// checked to fit `i32` (row and column indices stay 32-bit), the entry
+/// count may exceed it (64-bit offsets).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Dims {
     pub nrows: usize,
@@ -84,7 +129,6 @@ impl Dims {
     fn checked(nrows: usize, ncols: usize, nnz: usize) -> Result<Self, GpuError> {
         check_i32("nrows", nrows)?;
         check_i32("ncols", ncols)?;
-        check_i32("nnz", nnz)?;
         Ok(Dims { nrows, ncols, nnz })
     }
 }
@@ -93,7 +137,7 @@ impl Dims {
 #[derive(Debug)]
 pub(crate) struct DevCsr {
     pub dims: Dims,
-    pub row_ptr: DevIdx,
+    pub row_ptr: DevOfs,
     pub col_idx: DevIdx,
     pub vals: DevVals,
     /// Rows grouped by bin for the binned kernel ([`crate::plan::csr_bins`]).
@@ -126,11 +170,19 @@ pub(crate) struct DevEll {
 pub(crate) struct DevJds {
     pub dims: Dims,
     pub ndiag: usize,
+    /// Diagonals walked by one thread ([`plan::long_row_cap`]).
+    pub cap: usize,
+    /// First thread of each tail chunk, `nchunks + 1` entries (`None`:
+    /// no row is longer than `cap`).
+    pub tail: Option<(CudaSlice<i64>, usize, u64)>,
     pub perm: DevIdx,
-    pub jd_ptr: DevIdx,
+    pub jd_ptr: DevOfs,
     pub col_idx: DevIdx,
     pub vals: DevVals,
 }
+
+/// The long-slice tail of a SELL layout: (slice, chunk) items and their count.
+pub(crate) type SellTail = Option<(DevIdx, DevIdx, usize)>;
 
 /// SELL-C-sigma (with `perm`) or cuSPARSE sliced ELL (without) on the device.
 #[derive(Debug)]
@@ -139,8 +191,13 @@ pub(crate) struct DevSell {
     pub slice_height: usize,
     pub sigma: usize,
     pub nslices: usize,
+    /// Slots walked by one thread ([`plan::long_row_cap`]).
+    pub cap: usize,
+    /// Tail items (slice, chunk) of the slices wider than `cap`, and their
+    /// count (`None`: none).
+    pub tail: SellTail,
     pub perm: Option<DevIdx>,
-    pub slice_ptr: DevIdx,
+    pub slice_ptr: DevOfs,
     pub slice_width: DevIdx,
     pub col_idx: DevIdx,
     pub vals: DevVals,
@@ -159,6 +216,10 @@ pub(crate) enum DeviceMatrix {
 
 fn idx_bytes(a: &DevIdx) -> u64 {
     a.len as u64 * 4
+}
+
+fn ofs_bytes(a: &DevOfs) -> u64 {
+    a.len as u64 * if a.wide { 8 } else { 4 }
 }
 
 impl DeviceMatrix {
@@ -185,23 +246,34 @@ impl DeviceMatrix {
         }
     }
 
+    /// Whether the offsets are 64-bit (the kernels then come from the
+    /// 64-bit module); formats without offset arrays are never wide.
+    pub fn wide(&self) -> bool {
+        match self {
+            DeviceMatrix::Csr(c) => c.row_ptr.wide,
+            DeviceMatrix::Jds(j) => j.jd_ptr.wide,
+            DeviceMatrix::Sell(s) => s.slice_ptr.wide,
+            DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) | DeviceMatrix::Hyb(..) => false,
+        }
+    }
+
     /// Bytes of the stored arrays on the device (the matrix term of the
     /// minimum-bytes model).
-    pub fn matrix_bytes(&self, dtype: Precision) -> u64 {
+    pub fn matrix_bytes(&self, dtype: ValueType) -> u64 {
         let v = |d: &DevVals| d.len as u64 * dtype.size() as u64;
         let coo = |m: &DevCoo| idx_bytes(&m.rows) + idx_bytes(&m.cols) + v(&m.vals);
         let ell = |m: &DevEll| idx_bytes(&m.row_nnz) + idx_bytes(&m.col_idx) + v(&m.vals);
         match self {
             DeviceMatrix::Coo(m) => coo(m),
-            DeviceMatrix::Csr(m) => idx_bytes(&m.row_ptr) + idx_bytes(&m.col_idx) + v(&m.vals),
+            DeviceMatrix::Csr(m) => ofs_bytes(&m.row_ptr) + idx_bytes(&m.col_idx) + v(&m.vals),
             DeviceMatrix::Ell(m) => ell(m),
             DeviceMatrix::Hyb(e, c) => ell(e) + coo(c),
             DeviceMatrix::Jds(m) => {
-                idx_bytes(&m.perm) + idx_bytes(&m.jd_ptr) + idx_bytes(&m.col_idx) + v(&m.vals)
+                idx_bytes(&m.perm) + ofs_bytes(&m.jd_ptr) + idx_bytes(&m.col_idx) + v(&m.vals)
             }
             DeviceMatrix::Sell(m) => {
                 m.perm.as_ref().map_or(0, idx_bytes)
-                    + idx_bytes(&m.slice_ptr)
+                    + ofs_bytes(&m.slice_ptr)
                     + idx_bytes(&m.slice_width)
                     + idx_bytes(&m.col_idx)
                     + v(&m.vals)
@@ -213,6 +285,7 @@ impl DeviceMatrix {
 pub(crate) fn upload_csr<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Csr<T, I>,
+    offsets: Offsets,
 ) -> Result<DevCsr, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     let lens = m
@@ -222,7 +295,7 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
     let (bin_rows, bins) = crate::plan::csr_bins(lens);
     Ok(DevCsr {
         dims,
-        row_ptr: upload_idx(s, "row_ptr", m.row_ptr())?,
+        row_ptr: upload_ofs(s, "row_ptr", m.row_ptr(), offsets.wide_for(m.nnz() as u64))?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
         bin_rows: upload_i32(s, &bin_rows)?,
@@ -236,8 +309,7 @@ pub(crate) fn upload_csr_as_coo<T: Scalar, I: Index>(
     m: &Csr<T, I>,
 ) -> Result<DevCoo, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
-    let row_ptr = narrow_indices("row_ptr", m.row_ptr())?;
-    let rows = coo_rows_from_row_ptr(&row_ptr);
+    let rows = coo_rows_from_row_ptr(m.row_ptr());
     Ok(DevCoo {
         dims,
         rows: upload_i32(s, &rows)?,
@@ -254,8 +326,7 @@ pub(crate) fn upload_csc_as_coo<T: Scalar, I: Index>(
     m: &Csc<T, I>,
 ) -> Result<DevCoo, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
-    let col_ptr = narrow_indices("col_ptr", m.col_ptr())?;
-    let cols = coo_rows_from_row_ptr(&col_ptr);
+    let cols = coo_rows_from_row_ptr(m.col_ptr());
     Ok(DevCoo {
         dims,
         rows: upload_idx(s, "row_idx", m.row_idx())?,
@@ -303,10 +374,6 @@ pub(crate) fn upload_ell<T: Scalar, I: Index>(
 ) -> Result<DevEll, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     check_i32("ELL width", m.width())?;
-    check_i32(
-        "ELL slots (nrows * width)",
-        m.nrows().saturating_mul(m.width()),
-    )?;
     Ok(DevEll {
         dims,
         width: m.width(),
@@ -319,32 +386,74 @@ pub(crate) fn upload_ell<T: Scalar, I: Index>(
 pub(crate) fn upload_jds<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Jds<T, I>,
+    offsets: Offsets,
 ) -> Result<DevJds, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
+    let jd = m.jd_ptr();
+    let ndiag = jd.len().saturating_sub(1);
+    let cap = plan::long_row_cap(m.nrows(), m.nnz(), ndiag);
+    let items = plan::jds_tail_items(ndiag, cap, |d| jd[d + 1].to_usize() - jd[d].to_usize());
+    let tail = match items.last() {
+        Some(&total) if total > 0 => Some((htod(s, &items)?, items.len() - 1, total as u64)),
+        _ => None,
+    };
     Ok(DevJds {
         dims,
-        ndiag: m.jd_ptr().len().saturating_sub(1),
+        ndiag,
+        cap,
+        tail,
         perm: upload_idx(s, "perm", m.perm())?,
-        jd_ptr: upload_idx(s, "jd_ptr", m.jd_ptr())?,
+        jd_ptr: upload_ofs(s, "jd_ptr", jd, offsets.wide_for(m.nnz() as u64))?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
     })
 }
 
+/// The long-slice tail of a SELL layout on the device.
+fn sell_tail(
+    s: &std::sync::Arc<CudaStream>,
+    nrows: usize,
+    nnz: usize,
+    widths: impl Iterator<Item = usize> + Clone,
+) -> Result<(usize, SellTail), GpuError> {
+    let longest = widths.clone().max().unwrap_or(0);
+    let cap = plan::long_row_cap(nrows, nnz, longest);
+    let (slices, chunks) = plan::sell_tail_items(widths, cap);
+    let tail = if slices.is_empty() {
+        None
+    } else {
+        Some((
+            upload_i32(s, &slices)?,
+            upload_i32(s, &chunks)?,
+            slices.len(),
+        ))
+    };
+    Ok((cap, tail))
+}
+
 pub(crate) fn upload_sell<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     m: &Sell<T, I>,
+    offsets: Offsets,
 ) -> Result<DevSell, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     check_i32("SELL slice height", m.slice_height())?;
-    check_i32("SELL slots", m.col_idx().len())?;
+    let slots = m.col_idx().len() as u64;
+    let (cap, tail) = sell_tail(
+        s,
+        m.nrows(),
+        m.nnz(),
+        m.slice_width().iter().map(|w| w.to_usize()),
+    )?;
     Ok(DevSell {
         dims,
         slice_height: m.slice_height(),
         sigma: m.sigma(),
         nslices: m.slice_width().len(),
+        cap,
+        tail,
         perm: Some(upload_idx(s, "perm", m.perm())?),
-        slice_ptr: upload_idx(s, "slice_ptr", m.slice_ptr())?,
+        slice_ptr: upload_ofs(s, "slice_ptr", m.slice_ptr(), offsets.wide_for(slots))?,
         slice_width: upload_idx(s, "slice_width", m.slice_width())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
@@ -358,13 +467,21 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
     ncols: usize,
     nnz: usize,
 ) -> Result<DevSell, GpuError> {
+    let (cap, tail) = sell_tail(
+        s,
+        m.nrows,
+        nnz,
+        m.slice_width.iter().map(|&w| w.max(0) as usize),
+    )?;
     Ok(DevSell {
         dims: Dims::checked(m.nrows, ncols, nnz)?,
         slice_height: m.slice_size,
         sigma: 1,
         nslices: m.slice_width.len(),
+        cap,
+        tail,
         perm: None,
-        slice_ptr: upload_i32(s, &m.slice_ptr)?,
+        slice_ptr: upload_ofs(s, "slice_ptr", &m.slice_ptr, false)?,
         slice_width: upload_i32(s, &m.slice_width)?,
         col_idx: upload_i32(s, &m.col_idx)?,
         vals: upload_vals(s, &m.values)?,
@@ -375,14 +492,15 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
 pub(crate) fn upload<T: Scalar, I: Index>(
     s: &std::sync::Arc<CudaStream>,
     a: &MatrixRef<'_, T, I>,
+    offsets: Offsets,
 ) -> Result<DeviceMatrix, GpuError> {
     Ok(match a {
         MatrixRef::Coo(m) => DeviceMatrix::Coo(upload_coo(s, m)?),
-        MatrixRef::Csr(m) => DeviceMatrix::Csr(upload_csr(s, m)?),
+        MatrixRef::Csr(m) => DeviceMatrix::Csr(upload_csr(s, m, offsets)?),
         MatrixRef::Ell(m) => DeviceMatrix::Ell(upload_ell(s, m)?),
         MatrixRef::Hyb(m) => DeviceMatrix::Hyb(upload_ell(s, m.ell())?, upload_coo(s, m.coo())?),
-        MatrixRef::Jds(m) => DeviceMatrix::Jds(upload_jds(s, m)?),
-        MatrixRef::Sell(m) => DeviceMatrix::Sell(upload_sell(s, m)?),
+        MatrixRef::Jds(m) => DeviceMatrix::Jds(upload_jds(s, m, offsets)?),
+        MatrixRef::Sell(m) => DeviceMatrix::Sell(upload_sell(s, m, offsets)?),
         MatrixRef::Csc(m) => DeviceMatrix::Coo(upload_csc_as_coo(s, m)?),
     })
 }

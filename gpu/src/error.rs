@@ -78,4 +78,10 @@ pub enum GpuError {
         /// The converter's message.
         message: String,
     },
+    /// NCCL (the multi-GPU exchange) failed or its library is missing.
+    #[error("NCCL: {0}")]
+    Nccl(String),
+    /// A multi-GPU request that cannot be met (parts, devices, partition).
+    #[error("multi-GPU SpMV: {0}")]
+    Distributed(String),
 }

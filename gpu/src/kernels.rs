@@ -3,10 +3,14 @@
 //! Each source file is one NVRTC module, identified by a [`KernelId`]. The
 //! shared header `common.cuh` is prepended to every source before compilation
 //! because NVRTC does not see the crate's folders at run time. Kernel symbols
-//! are `spmv_<format>_<f32|f64>[_<variant>]`, built by [`kernel_name`].
+//! are `spmv_<format>_<f32|f64|c64|c128>[_<variant>]`, built by
+//! [`kernel_name`]. Each module is compiled in two widths of its offsets
+//! ([`Offsets`]): 32-bit, and 64-bit (`-DSPMV_OFFSET64`) for matrices whose
+//! entries do not fit 32-bit offsets; the 64-bit module is compiled only
+//! when such a matrix is uploaded.
 
 use cudarc::nvrtc::{CompileOptions, Ptx};
-use sparsetool_formats::Precision;
+use sparsetool_formats::{Precision, Scalar};
 
 use crate::GpuError;
 
@@ -20,6 +24,7 @@ const ELL_SRC: &str = include_str!("../kernels/ell.cu");
 const JDS_SRC: &str = include_str!("../kernels/jds.cu");
 const SELL_SRC: &str = include_str!("../kernels/sell.cu");
 const UTIL_SRC: &str = include_str!("../kernels/util.cu");
+const DIST_SRC: &str = include_str!("../kernels/dist.cu");
 
 /// One kernel source file, compiled as one module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,11 +45,13 @@ pub enum KernelId {
     Sell,
     /// `util.cu`: the benchmark's delay and L2-reset kernels and the x-gather floor.
     Util,
+    /// `dist.cu`: the send-buffer gather of the multi-GPU exchange.
+    Dist,
 }
 
 impl KernelId {
     /// Every kernel source.
-    pub const ALL: [KernelId; 8] = [
+    pub const ALL: [KernelId; 9] = [
         KernelId::Coo,
         KernelId::CsrScalar,
         KernelId::CsrVector,
@@ -53,6 +60,7 @@ impl KernelId {
         KernelId::Jds,
         KernelId::Sell,
         KernelId::Util,
+        KernelId::Dist,
     ];
 
     /// File name under `gpu/kernels/`.
@@ -67,6 +75,7 @@ impl KernelId {
             KernelId::Jds => "jds.cu",
             KernelId::Sell => "sell.cu",
             KernelId::Util => "util.cu",
+            KernelId::Dist => "dist.cu",
         }
     }
 
@@ -82,6 +91,7 @@ impl KernelId {
             KernelId::Jds => JDS_SRC,
             KernelId::Sell => SELL_SRC,
             KernelId::Util => UTIL_SRC,
+            KernelId::Dist => DIST_SRC,
         }
     }
 
@@ -108,44 +118,93 @@ impl KernelId {
     }
 }
 
-/// The precision a GPU kernel runs `T` in: the kernels are real, so a
-/// complex `T` is refused.
-///
-/// # Errors
-/// [`GpuError::Unsupported`] for complex types (`format` names the caller's
-/// format).
-pub fn kernel_precision<T: sparsetool_formats::Scalar>(
-    format: &str,
-) -> Result<Precision, GpuError> {
-    if T::IS_COMPLEX {
-        return Err(GpuError::Unsupported {
-            format: format.to_string(),
-            dtype: T::NAME,
-        });
+/// The value type a kernel runs: `f32`, `f64`, `c64` (complex64) or `c128`
+/// (complex128), the suffix of its symbol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ValueType {
+    /// Precision of the parts.
+    pub precision: Precision,
+    /// Complex values (two parts).
+    pub complex: bool,
+}
+
+impl ValueType {
+    /// The value type of `T`.
+    #[must_use]
+    pub fn of<T: Scalar>() -> Self {
+        Self {
+            precision: Precision::of::<T>(),
+            complex: T::IS_COMPLEX,
+        }
     }
-    Ok(Precision::of::<T>())
+
+    /// `f32`, `f64`, `c64` or `c128` (as [`Scalar::NAME`]).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match (self.precision, self.complex) {
+            (Precision::F32, false) => "f32",
+            (Precision::F64, false) => "f64",
+            (Precision::F32, true) => "c64",
+            (Precision::F64, true) => "c128",
+        }
+    }
+
+    /// Bytes of one value: 4, 8, 8 or 16.
+    #[must_use]
+    pub fn size(self) -> usize {
+        self.precision.size() * if self.complex { 2 } else { 1 }
+    }
+}
+
+/// Width of the offset arrays on the device (CSR row pointers, JDS
+/// diagonal pointers, SELL slice pointers, and cuSPARSE's index type):
+/// 32-bit unless a matrix's entries or padded slots exceed `i32::MAX`
+/// ([`Offsets::Auto`]), or 64-bit on request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Offsets {
+    /// 32-bit where the matrix fits (faster: half the pointer traffic),
+    /// else 64-bit.
+    #[default]
+    Auto,
+    /// 64-bit always (to test or time the wide path on any matrix).
+    Wide,
+}
+
+impl Offsets {
+    /// Whether a matrix whose largest offset is `max_offset` gets 64-bit
+    /// offsets.
+    #[must_use]
+    pub fn wide_for(self, max_offset: u64) -> bool {
+        self == Offsets::Wide || max_offset > i32::MAX as u64
+    }
 }
 
 /// Kernel symbol for a base name, a value type and an optional variant:
-/// `kernel_name("spmv_ell", F32, None)` is `spmv_ell_f32`,
-/// `kernel_name("spmv_csr_vector", F64, Some("l8"))` is `spmv_csr_vector_f64_l8`.
+/// `kernel_name("spmv_ell", f32, None)` is `spmv_ell_f32`,
+/// `kernel_name("spmv_csr_vector", c128, Some("l8"))` is
+/// `spmv_csr_vector_c128_l8`.
 #[must_use]
-pub fn kernel_name(base: &str, dtype: Precision, variant: Option<&str>) -> String {
+pub fn kernel_name(base: &str, dtype: ValueType, variant: Option<&str>) -> String {
     match variant {
         Some(v) => format!("{base}_{}_{v}", dtype.name()),
         None => format!("{base}_{}", dtype.name()),
     }
 }
 
-/// NVRTC options for a virtual architecture such as `compute_90`.
+/// NVRTC options for a virtual architecture such as `compute_90`, with
+/// 64-bit offsets (`-DSPMV_OFFSET64`) when `wide`.
 #[must_use]
-pub fn compile_options(arch: &str) -> CompileOptions {
+pub fn compile_options(arch: &str, wide: bool) -> CompileOptions {
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
+    if wide {
+        options.push("-DSPMV_OFFSET64".to_string());
+    }
     CompileOptions {
-        options: vec![
-            format!("--gpu-architecture={arch}"),
-            "--std=c++17".to_string(),
-            "-lineinfo".to_string(),
-        ],
+        options,
         name: None,
         ..Default::default()
     }
@@ -164,31 +223,32 @@ pub fn nvrtc_available() -> bool {
 /// kernel once. Unset: no cache.
 pub const PTX_CACHE_ENV: &str = "SPARSETOOL_PTX_CACHE";
 
-fn cache_path(id: KernelId, arch: &str, src: &str) -> Option<std::path::PathBuf> {
+fn cache_path(id: KernelId, arch: &str, wide: bool, src: &str) -> Option<std::path::PathBuf> {
     use std::hash::{Hash, Hasher};
     let dir = std::env::var_os(PTX_CACHE_ENV)?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     src.hash(&mut h);
-    compile_options(arch).options.hash(&mut h);
+    compile_options(arch, wide).options.hash(&mut h);
     let stem = id.file().trim_end_matches(".cu");
     Some(std::path::Path::new(&dir).join(format!("{stem}-{arch}-{:016x}.ptx", h.finish())))
 }
 
-/// Compiles one kernel source to PTX for `arch` (e.g. `compute_90`), or
-/// reads it from the [`PTX_CACHE_ENV`] directory.
+/// Compiles one kernel source to PTX for `arch` (e.g. `compute_90`), with
+/// 64-bit offsets when `wide`, or reads it from the [`PTX_CACHE_ENV`]
+/// directory.
 ///
 /// # Errors
 /// [`GpuError::Compile`] with the NVRTC log, or when libnvrtc is missing.
-pub fn compile(id: KernelId, arch: &str) -> Result<Ptx, GpuError> {
+pub fn compile(id: KernelId, arch: &str, wide: bool) -> Result<Ptx, GpuError> {
     let src = id.full_source();
-    let cached = cache_path(id, arch, &src);
+    let cached = cache_path(id, arch, wide, &src);
     if let Some(text) = cached
         .as_ref()
         .and_then(|p| std::fs::read_to_string(p).ok())
     {
         return Ok(Ptx::from_src(text));
     }
-    let ptx = compile_src(id, src, arch)?;
+    let ptx = compile_src(id, src, arch, wide)?;
     if let Some(p) = cached {
         // A cache that cannot be written only costs a recompile next time;
         // write beside and rename so a concurrent reader never sees half a file.
@@ -202,14 +262,14 @@ pub fn compile(id: KernelId, arch: &str) -> Result<Ptx, GpuError> {
     Ok(ptx)
 }
 
-fn compile_src(id: KernelId, src: String, arch: &str) -> Result<Ptx, GpuError> {
+fn compile_src(id: KernelId, src: String, arch: &str, wide: bool) -> Result<Ptx, GpuError> {
     if !nvrtc_available() {
         return Err(GpuError::Compile {
             kernel: id.file(),
             log: "libnvrtc could not be loaded".to_string(),
         });
     }
-    let opts = compile_options(arch);
+    let opts = compile_options(arch, wide);
     match std::panic::catch_unwind(move || cudarc::nvrtc::compile_ptx_with_opts(src, opts)) {
         Ok(Ok(ptx)) => Ok(ptx),
         Ok(Err(e)) => Err(GpuError::Compile {
@@ -237,18 +297,24 @@ mod tests {
     #[test]
     fn names() {
         assert_eq!(
-            kernel_name("spmv_ell", Precision::F32, None),
+            kernel_name("spmv_ell", ValueType::of::<f32>(), None),
             "spmv_ell_f32"
         );
         assert_eq!(
-            kernel_name("spmv_csr_vector", Precision::F64, Some("l8")),
+            kernel_name("spmv_csr_vector", ValueType::of::<f64>(), Some("l8")),
             "spmv_csr_vector_f64_l8"
         );
-        assert_eq!(kernel_precision::<f32>("csr").ok(), Some(Precision::F32));
-        assert!(matches!(
-            kernel_precision::<sparsetool_formats::Complex64>("csr"),
-            Err(GpuError::Unsupported { dtype: "c128", .. })
-        ));
+        let c128 = ValueType::of::<sparsetool_formats::Complex64>();
+        assert_eq!((c128.name(), c128.size()), ("c128", 16));
+        let c64 = ValueType::of::<sparsetool_formats::Complex32>();
+        assert_eq!((c64.name(), c64.size()), ("c64", 8));
+        assert_eq!(
+            kernel_name("spmv_jds", c64, Some("tail")),
+            "spmv_jds_c64_tail"
+        );
+        assert!(!Offsets::Auto.wide_for(i32::MAX as u64));
+        assert!(Offsets::Auto.wide_for(i32::MAX as u64 + 1));
+        assert!(Offsets::Wide.wide_for(0));
     }
 
     #[test]
@@ -260,9 +326,11 @@ mod tests {
                 "{} lacks common.cuh",
                 id.file()
             );
-            for dt in ["f32", "f64"] {
-                assert!(src.contains(&format!("_{dt}")), "{} lacks {dt}", id.file());
-            }
+            assert!(
+                src.contains("SPMV_TYPES("),
+                "{} is not instantiated for every value type",
+                id.file()
+            );
         }
     }
 
@@ -276,15 +344,50 @@ mod tests {
         }
         // SPARSETOOL_PTX_DIR=dir writes the PTX for inspection (ptxas -v, SASS).
         let dump = std::env::var_os("SPARSETOOL_PTX_DIR").map(std::path::PathBuf::from);
-        for id in KernelId::ALL {
-            match compile(id, "compute_90") {
-                Ok(ptx) => {
-                    if let Some(dir) = &dump {
-                        let path = dir.join(id.file().replace(".cu", ".ptx"));
-                        std::fs::write(&path, ptx.to_src()).expect("write PTX");
+        // Every symbol the launch code asks for, in both offset widths.
+        let mut expected: Vec<String> = Vec::new();
+        for t in ["f32", "f64", "c64", "c128"] {
+            for base in [
+                "spmv_coo",
+                "spmv_csr_scalar",
+                "spmv_csr_balanced",
+                "spmv_ell",
+            ] {
+                expected.push(format!("{base}_{t}"));
+            }
+            expected.push(format!("spmv_coo_{t}_segmented"));
+            for base in ["spmv_jds", "spmv_sell"] {
+                expected.push(format!("{base}_{t}"));
+                expected.push(format!("{base}_{t}_tail"));
+            }
+            for l in crate::plan::CSR_VECTOR_LANES {
+                expected.push(format!("spmv_csr_vector_{t}_l{l}"));
+                expected.push(format!("spmv_csr_binned_{t}_l{l}"));
+            }
+            expected.push(format!("gather_floor_{t}"));
+            expected.push(format!("gather_floor_{t}_x1"));
+            expected.push(format!("dist_gather_{t}"));
+        }
+        for wide in [false, true] {
+            let mut all = String::new();
+            for id in KernelId::ALL {
+                match compile(id, "compute_90", wide) {
+                    Ok(ptx) => {
+                        all.push_str(&ptx.to_src());
+                        if let Some(dir) = &dump {
+                            let suffix = if wide { "-o64.ptx" } else { ".ptx" };
+                            let path = dir.join(id.file().replace(".cu", suffix));
+                            std::fs::write(&path, ptx.to_src()).expect("write PTX");
+                        }
                     }
+                    Err(e) => panic!("{e}"),
                 }
-                Err(e) => panic!("{e}"),
+            }
+            for name in &expected {
+                assert!(
+                    all.contains(&format!(".entry {name}(")),
+                    "no kernel {name} (wide: {wide})"
+                );
             }
         }
     }

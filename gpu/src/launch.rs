@@ -7,10 +7,9 @@ use sparsetool_formats::FormatKind;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{DevVals, DeviceMatrix};
-use crate::kernels::{kernel_name, KernelId};
+use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
-use sparsetool_formats::Precision;
 
 /// One of our SpMV kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,9 +30,11 @@ pub enum GpuKernel {
     Ell,
     /// HYB: the ELL kernel, then the segmented COO kernel on the tail.
     Hyb,
-    /// JDS, one thread per sorted row.
+    /// JDS, one thread per sorted row (up to a cap of diagonals; the long
+    /// rows' remaining diagonals in chunks over many threads).
     Jds,
-    /// SELL-C-sigma, C threads per slice.
+    /// SELL-C-sigma, C threads per slice (up to a cap of slots; the wide
+    /// slices' remaining slots in chunks over many threads).
     Sell,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
@@ -123,6 +124,8 @@ impl GpuKernel {
 pub(crate) struct Prepared<'m> {
     m: &'m DeviceMatrix,
     main: Option<(CudaFunction, LaunchDims)>,
+    /// A second launch on the same stream that adds into y: HYB's COO
+    /// part, or the long-row tail of JDS and SELL.
     tail: Option<(CudaFunction, LaunchDims)>,
     /// Binned CSR: one launch per bin, `(function, dims, start, count)`.
     bins: Vec<(CudaFunction, LaunchDims, usize, usize)>,
@@ -130,6 +133,21 @@ pub(crate) struct Prepared<'m> {
     chunk: u32,
     /// Parameters for the report.
     pub params: Map<String, Value>,
+}
+
+/// Pushes the arguments of the COO kernels: `nnz, rows, cols, vals, x, y`.
+fn coo_args<'a>(
+    b: &mut cudarc::driver::LaunchArgs<'a>,
+    nnz: &'a i64,
+    c: &'a crate::device_matrix::DevCoo,
+    x: &'a DevVals,
+    y: &'a mut DevVals,
+) {
+    b.arg(nnz)
+        .arg(&c.rows.buf)
+        .arg(&c.cols.buf)
+        .arg(&c.vals.buf);
+    b.arg(&x.buf).arg(&mut y.buf);
 }
 
 /// A one-dimensional launch of `d`, no shared memory.
@@ -157,7 +175,7 @@ pub(crate) fn prepare<'m>(
     ctx: &GpuContext,
     kernel: GpuKernel,
     m: &'m DeviceMatrix,
-    dtype: Precision,
+    dtype: ValueType,
 ) -> Result<Prepared<'m>, GpuError> {
     let mut p = Prepared {
         m,
@@ -168,10 +186,18 @@ pub(crate) fn prepare<'m>(
         chunk: 0,
         params: Map::new(),
     };
+    let wide = m.wide();
     let f = |id: KernelId, base: &str, variant: Option<&str>| {
-        ctx.function(id, &kernel_name(base, dtype, variant))
+        ctx.function_width(id, &kernel_name(base, dtype, variant), wide)
     };
     p.params.insert("block".into(), json!(BLOCK));
+    if matches!(
+        m,
+        DeviceMatrix::Csr(_) | DeviceMatrix::Jds(_) | DeviceMatrix::Sell(_)
+    ) {
+        p.params
+            .insert("offset_bits".into(), json!(if wide { 64 } else { 32 }));
+    }
     match (kernel, m) {
         (GpuKernel::CooAtomic | GpuKernel::CscScatter, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
@@ -247,16 +273,31 @@ pub(crate) fn prepare<'m>(
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
             p.params.insert("diagonals".into(), json!(j.ndiag));
+            p.params.insert("cap".into(), json!(j.cap));
             if let Some(d) = threads(j.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
+            }
+            if let Some((_, chunks, items)) = &j.tail {
+                p.params.insert("tail_chunks".into(), json!(chunks));
+                p.params.insert("tail_threads".into(), json!(items));
+                if let Some(d) = threads(*items) {
+                    p.tail = Some((f(KernelId::Jds, "spmv_jds", Some("tail"))?, d));
+                }
             }
         }
         (GpuKernel::Sell, DeviceMatrix::Sell(s)) => {
             p.params.insert("slice".into(), json!(s.slice_height));
             p.params.insert("sigma".into(), json!(s.sigma));
+            p.params.insert("cap".into(), json!(s.cap));
             if s.dims.nrows > 0 {
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", None)?, d));
+                }
+                if let Some((_, _, items)) = &s.tail {
+                    p.params.insert("tail_chunks".into(), json!(items));
+                    if let Some(d) = threads(plan::sell_threads(*items, s.slice_height)) {
+                        p.tail = Some((f(KernelId::Sell, "spmv_sell", Some("tail"))?, d));
+                    }
                 }
             }
         }
@@ -301,11 +342,7 @@ impl Prepared<'_> {
         match self.m {
             DeviceMatrix::Coo(c) => {
                 let nnz = c.dims.nnz as i64;
-                b.arg(&nnz)
-                    .arg(&c.rows.buf)
-                    .arg(&c.cols.buf)
-                    .arg(&c.vals.buf);
-                b.arg(&x.buf).arg(&mut y.buf);
+                coo_args(&mut b, &nnz, c, x, y);
                 // SAFETY: argument list matches spmv_coo_<t>[_segmented].
                 unsafe { b.launch(main_cfg) }?;
             }
@@ -336,8 +373,10 @@ impl Prepared<'_> {
             DeviceMatrix::Jds(j) => {
                 let nrows = j.dims.nrows as i32;
                 let ndiag = j.ndiag as i32;
+                let cap = j.cap as i32;
                 b.arg(&nrows)
                     .arg(&ndiag)
+                    .arg(&cap)
                     .arg(&j.perm.buf)
                     .arg(&j.jd_ptr.buf);
                 b.arg(&j.col_idx.buf)
@@ -350,8 +389,9 @@ impl Prepared<'_> {
             DeviceMatrix::Sell(s) => {
                 let nrows = s.dims.nrows as i32;
                 let c = s.slice_height as i32;
+                let cap = s.cap as i32;
                 let null: u64 = 0;
-                b.arg(&nrows).arg(&c);
+                b.arg(&nrows).arg(&c).arg(&cap);
                 match &s.perm {
                     Some(p) => b.arg(&p.buf),
                     None => b.arg(&null),
@@ -364,17 +404,66 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
         }
-        if let (Some((func, dims)), DeviceMatrix::Hyb(_, c)) = (&self.tail, self.m) {
-            let nnz = c.dims.nnz as i64;
-            let mut b = stream.launch_builder(func);
-            b.arg(&nnz)
-                .arg(&c.rows.buf)
-                .arg(&c.cols.buf)
-                .arg(&c.vals.buf);
-            b.arg(&x.buf).arg(&mut y.buf);
-            // SAFETY: argument list matches spmv_coo_<t>_segmented; it adds
-            // into the y the ELL kernel wrote before it on the same stream.
-            unsafe { b.launch(cfg(*dims)) }?;
+        if let Some((func, dims)) = &self.tail {
+            self.enqueue_tail(stream, func, *dims, x, y)?;
+        }
+        Ok(())
+    }
+
+    /// The second launch: HYB's COO part, or the long-row tail of JDS and
+    /// SELL; each adds into the `y` the main launch wrote before it on the
+    /// same stream.
+    fn enqueue_tail(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        x: &DevVals,
+        y: &mut DevVals,
+    ) -> Result<(), GpuError> {
+        let mut b = stream.launch_builder(func);
+        match self.m {
+            DeviceMatrix::Hyb(_, c) => {
+                let nnz = c.dims.nnz as i64;
+                coo_args(&mut b, &nnz, c, x, y);
+                // SAFETY: argument list matches spmv_coo_<t>_segmented.
+                unsafe { b.launch(cfg(dims)) }?;
+            }
+            DeviceMatrix::Jds(j) => {
+                let Some((item_ptr, nchunks, items)) = &j.tail else {
+                    return Ok(());
+                };
+                let (nitems, nchunks) = (*items as i64, *nchunks as i32);
+                let (cap, ndiag) = (j.cap as i32, j.ndiag as i32);
+                b.arg(&nitems).arg(&nchunks).arg(&cap).arg(&ndiag);
+                b.arg(&j.perm.buf).arg(&j.jd_ptr.buf).arg(item_ptr);
+                b.arg(&j.col_idx.buf).arg(&j.vals.buf).arg(&x.buf);
+                b.arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_jds_<t>_tail; item_ptr
+                // has nchunks + 1 entries ending at nitems (plan::jds_tail_items).
+                unsafe { b.launch(cfg(dims)) }?;
+            }
+            DeviceMatrix::Sell(s) => {
+                let Some((slices, chunks, items)) = &s.tail else {
+                    return Ok(());
+                };
+                let nitems = *items as i64;
+                let (nrows, c, cap) = (s.dims.nrows as i32, s.slice_height as i32, s.cap as i32);
+                let null: u64 = 0;
+                b.arg(&nitems).arg(&nrows).arg(&c).arg(&cap);
+                match &s.perm {
+                    Some(p) => b.arg(&p.buf),
+                    None => b.arg(&null),
+                };
+                b.arg(&s.slice_ptr.buf).arg(&s.slice_width.buf);
+                b.arg(&slices.buf).arg(&chunks.buf);
+                b.arg(&s.col_idx.buf).arg(&s.vals.buf).arg(&x.buf);
+                b.arg(&mut y.buf);
+                // SAFETY: argument list matches spmv_sell_<t>_tail; the items
+                // name slices of this layout and chunks below their width.
+                unsafe { b.launch(cfg(dims)) }?;
+            }
+            DeviceMatrix::Coo(_) | DeviceMatrix::Csr(_) | DeviceMatrix::Ell(_) => {}
         }
         Ok(())
     }

@@ -55,10 +55,11 @@ pub fn narrow_indices<'a, I: Index>(
     }
 }
 
-/// Row index of every entry of a CSR matrix (a row-sorted COO `rows` array).
+/// Row index of every entry of a CSR matrix (a row-sorted COO `rows` array;
+/// rows fit `i32`, the entry count need not).
 #[must_use]
-pub fn coo_rows_from_row_ptr(row_ptr: &[i32]) -> Vec<i32> {
-    let nnz = row_ptr.last().map_or(0, |&v| v.max(0) as usize);
+pub fn coo_rows_from_row_ptr<I: Index>(row_ptr: &[I]) -> Vec<i32> {
+    let nnz = row_ptr.last().map_or(0, |v| v.to_usize());
     let mut rows = vec![0i32; nnz];
     if row_ptr.len() < 2 {
         return rows;
@@ -67,7 +68,7 @@ pub fn coo_rows_from_row_ptr(row_ptr: &[i32]) -> Vec<i32> {
     let mut chunks: Vec<(i32, &mut [i32])> = Vec::with_capacity(row_ptr.len() - 1);
     let mut rest: &mut [i32] = &mut rows;
     for (i, w) in row_ptr.windows(2).enumerate() {
-        let len = (w[1] - w[0]).max(0) as usize;
+        let len = w[1].to_usize().saturating_sub(w[0].to_usize());
         let (head, tail) = rest.split_at_mut(len.min(rest.len()));
         chunks.push((i as i32, head));
         rest = tail;
@@ -192,9 +193,10 @@ mod tests {
 
     #[test]
     fn coo_rows() {
-        assert_eq!(coo_rows_from_row_ptr(&[0, 2, 2, 3]), vec![0, 0, 2]);
-        assert_eq!(coo_rows_from_row_ptr(&[0]), Vec::<i32>::new());
-        assert_eq!(coo_rows_from_row_ptr(&[]), Vec::<i32>::new());
+        assert_eq!(coo_rows_from_row_ptr(&[0i32, 2, 2, 3]), vec![0, 0, 2]);
+        assert_eq!(coo_rows_from_row_ptr(&[0i64, 2, 2, 3]), vec![0, 0, 2]);
+        assert_eq!(coo_rows_from_row_ptr(&[0i32]), Vec::<i32>::new());
+        assert_eq!(coo_rows_from_row_ptr::<i32>(&[]), Vec::<i32>::new());
     }
 
     #[test]

@@ -27,9 +27,11 @@
 //!
 //! Kernels are CUDA C in `gpu/kernels/*.cu`, embedded with `include_str!`,
 //! compiled by NVRTC once per context for the device's compute capability
-//! ([`kernels`]). Values are `f32` or `f64` (complex values give
-//! [`GpuError::Unsupported`]); device indices are 32-bit (`i64` host indices
-//! are narrowed, with an overflow check).
+//! ([`kernels`]). Values are `f32`, `f64`, complex64 or complex128 (every
+//! kernel and the cuSPARSE baselines); row and column indices are 32-bit on
+//! the device (`i64` host indices are narrowed, with an overflow check),
+//! offsets (CSR row pointers, JDS and SELL pointers) 32-bit where the matrix
+//! fits and 64-bit beyond 2^31 - 1 entries or slots ([`Offsets`]).
 //!
 //! The crate builds without CUDA (cudarc loads the libraries at run time):
 //! [`GpuContext::new`] then returns [`GpuError::NoDevice`].
@@ -53,7 +55,9 @@ mod context;
 mod cpu_bench;
 mod cusparse;
 mod device_matrix;
+pub mod distributed;
 mod error;
+mod external;
 pub mod kernels;
 mod launch;
 pub mod layout;
@@ -70,9 +74,11 @@ pub use context::{driver_available, GpuContext};
 pub use cpu_bench::{cpu_bench, CPU_BYTES_MODEL};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use error::GpuError;
-pub use kernels::{kernel_precision, KernelId};
+pub use external::spmv_gpu_device;
+pub use kernels::{KernelId, Offsets, ValueType};
 pub use launch::GpuKernel;
 pub use measure::{measure, top_layouts, MeasureOutcome, Measured};
 pub use spmv::{
     spmv_cusparse, spmv_gpu, spmv_gpu_transpose, spmv_gpu_transpose_with, spmv_gpu_with,
+    spmv_gpu_with_offsets,
 };

@@ -6,17 +6,74 @@
 pub const BLOCK: u32 = 256;
 
 /// Entries per thread of the segmented COO kernel for values of
-/// `value_bytes` bytes (`COO_ITEMS_F32` / `COO_ITEMS_F64` in `coo.cu`):
-/// consecutive entries loaded with one vector load per array, so that many
-/// gathers of x are in flight per thread. 4 for f32; 2 for f64, where 4
-/// measured slower under the kernels' 32-register cap.
+/// `value_bytes` bytes (`COO_ITEMS_<t>` in `coo.cu`): consecutive entries
+/// loaded with one vector load per array, so that many gathers of x are in
+/// flight per thread. 4 for f32; 2 for f64 (4 measured slower under the
+/// kernels' 32-register cap) and complex64; 1 for complex128.
 #[must_use]
 pub fn coo_items(value_bytes: usize) -> usize {
-    if value_bytes >= 8 {
-        2
-    } else {
-        4
+    match value_bytes {
+        0..=4 => 4,
+        5..=8 => 2,
+        _ => 1,
     }
+}
+
+/// Rows (JDS) or slices (SELL) no longer than this many diagonals or slots
+/// are walked by one thread each; the kernels need no tail below it.
+pub const LONG_ROW_MIN: usize = 256;
+
+/// The most diagonals (JDS) or slots (SELL) one thread walks: the longest
+/// row when it is at most [`LONG_ROW_MIN`] (every row one thread, no tail
+/// launch: the regular matrices run as before), else 4 mean rows rounded up
+/// to a warp, at least 64, so that a row of millions of entries is spread
+/// over tens of thousands of threads instead of one.
+#[must_use]
+pub fn long_row_cap(nrows: usize, nnz: usize, longest: usize) -> usize {
+    let cap = (4 * nnz.div_ceil(nrows.max(1))).div_ceil(32).max(2) * 32;
+    if longest <= LONG_ROW_MIN.max(cap) {
+        longest.max(1)
+    } else {
+        cap
+    }
+}
+
+/// The tail items of the JDS kernel (`spmv_jds_<t>_tail`): chunk `c >= 1`
+/// covers diagonals `[c * cap, (c + 1) * cap)` and has one thread per row
+/// active in its first diagonal (`diag_len(c * cap)` rows). Returns the
+/// first thread of each chunk and the total (`nchunks + 1` entries); empty
+/// when every row fits `cap`.
+#[must_use]
+pub fn jds_tail_items(ndiag: usize, cap: usize, diag_len: impl Fn(usize) -> usize) -> Vec<i64> {
+    let cap = cap.max(1);
+    if ndiag <= cap {
+        return Vec::new();
+    }
+    let mut ptr = vec![0i64];
+    let mut total = 0i64;
+    let mut d = cap;
+    while d < ndiag {
+        total += diag_len(d) as i64;
+        ptr.push(total);
+        d += cap;
+    }
+    ptr
+}
+
+/// The tail items of the SELL kernel (`spmv_sell_<t>_tail`): `(slice,
+/// chunk)` for every chunk `c >= 1` of `cap` slots of every slice wider
+/// than `cap`, in slice order (`slice_height` threads each).
+#[must_use]
+pub fn sell_tail_items(widths: impl Iterator<Item = usize>, cap: usize) -> (Vec<i32>, Vec<i32>) {
+    let cap = cap.max(1);
+    let (mut slices, mut chunks) = (Vec::new(), Vec::new());
+    for (k, w) in widths.enumerate() {
+        for c in 1..w.div_ceil(cap) {
+            slices.push(k as i32);
+            chunks.push(c as i32);
+        }
+    }
+    (slices, chunks)
 }
 
 /// Threads of the segmented COO kernel for `nnz` entries: one warp per tile
@@ -225,6 +282,28 @@ mod tests {
         assert_eq!(rows, vec![1, 3, 5, 0, 4, 2]);
         let (rows, bins) = csr_bins(std::iter::empty());
         assert!(rows.is_empty() && bins.is_empty());
+    }
+
+    #[test]
+    fn long_rows() {
+        // regular matrices: every row one thread
+        assert_eq!(long_row_cap(100, 500, 5), 5);
+        assert_eq!(long_row_cap(100, 1600, 40), 40);
+        assert_eq!(long_row_cap(10, 0, 0), 1);
+        // a power-law matrix with a row of 2.5M entries (mean 17)
+        assert_eq!(long_row_cap(4_200_000, 70_000_000, 2_500_000), 96);
+        // long but dense: rows of 1000 on average keep a cap of 4000
+        assert_eq!(long_row_cap(1000, 1_000_000, 5000), 4000);
+        assert_eq!(long_row_cap(1000, 1_000_000, 3000), 3000);
+        // diagonal lengths 5 4 4 2 1 1 1 (rows of 7, 4, 3, 3, 1): cap 2
+        let lens = [5usize, 4, 4, 2, 1, 1, 1];
+        let items = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        // chunks start at diagonals 2, 4, 6 with 4, 1, 1 rows
+        assert_eq!(items, vec![0, 4, 5, 6]);
+        assert!(jds_tail_items(7, 7, |d| lens[d]).is_empty());
+        let (sl, ch) = sell_tail_items([5usize, 2, 0, 9].into_iter(), 4);
+        assert_eq!(sl, vec![0, 3, 3]);
+        assert_eq!(ch, vec![1, 1, 2]);
     }
 
     #[test]

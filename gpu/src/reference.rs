@@ -13,10 +13,29 @@ use sparsetool_formats::{Csr, Index, Scalar};
 
 use sparsetool_formats::Precision;
 
-/// `y = A x` in `f64` (values and `x` widened before multiplying).
+/// `y = A x` in `f64` (values and `x` widened before multiplying). For
+/// complex `T` the result holds the real and imaginary part of each `y_i`
+/// in turn (`2 * nrows` values), as [`rel_error`] reads it.
 #[must_use]
 pub fn spmv_ref<T: Scalar, I: Index>(a: &Csr<T, I>, x: &[T]) -> Vec<f64> {
-    spmv_csr_scalar(a.row_ptr(), a.col_idx(), a.values(), x)
+    if !T::IS_COMPLEX {
+        return spmv_csr_scalar(a.row_ptr(), a.col_idx(), a.values(), x);
+    }
+    let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.values());
+    let rows: Vec<(f64, f64)> = (0..a.nrows())
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|i| {
+            (rp[i].to_usize()..rp[i + 1].to_usize()).fold((0.0, 0.0), |(re, im), k| {
+                let (a, b) = (v[k], x[ci[k].to_usize()]);
+                (
+                    re + a.re() * b.re() - a.im() * b.im(),
+                    im + a.re() * b.im() + a.im() * b.re(),
+                )
+            })
+        })
+        .collect();
+    rows.into_iter().flat_map(|(re, im)| [re, im]).collect()
 }
 
 /// Reference of `spmv_csr_scalar_<t>`: one row at a time (rows in parallel;
@@ -331,22 +350,28 @@ pub fn spmv_ell<T: Scalar, I: Index>(
         .collect()
 }
 
-/// Reference of `spmv_jds_<t>`: sorted position `p` finds its row length by
-/// binary search over the diagonal lengths, walks that many diagonals, and
-/// the sum goes to `perm[p]`.
+/// Reference of `spmv_jds_<t>` and `spmv_jds_<t>_tail` with `cap`
+/// diagonals per thread ([`crate::plan::long_row_cap`]): sorted position
+/// `p` finds its row length within the first `cap` diagonals by binary
+/// search over the diagonal lengths, walks them, and stores the sum at
+/// `perm[p]`; then every tail item (chunk `c >= 1` of `cap` diagonals, one
+/// per row active in its first diagonal, [`crate::plan::jds_tail_items`])
+/// adds its partial sum.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
+    cap: usize,
     perm: &[I],
     jd_ptr: &[I],
     col_idx: &[I],
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
+    let cap = cap.max(1);
+    let ndiag = jd_ptr.len().saturating_sub(1);
     let dlen = |d: usize| jd_ptr[d + 1].to_usize() - jd_ptr[d].to_usize();
-    scatter_rows(nrows, Some(perm), |p| {
-        // row length: diagonals longer than p (binary search, as the kernel)
-        let (mut lo, mut hi) = (0usize, jd_ptr.len().saturating_sub(1));
+    // diagonals of [lo, hi) longer than p: the end of p's run (binary search)
+    let run_end = |p: usize, mut lo: usize, mut hi: usize| {
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if dlen(mid) > p {
@@ -355,13 +380,28 @@ pub fn spmv_jds<T: Scalar, I: Index>(
                 hi = mid;
             }
         }
-        let mut sum = 0f64;
-        for start in &jd_ptr[..lo] {
-            let idx = start.to_usize() + p;
-            sum += vals[idx].re() * x[col_idx[idx].to_usize()].re();
+        lo
+    };
+    let walk = |p: usize, d0: usize, d1: usize| -> f64 {
+        jd_ptr[d0..d1]
+            .iter()
+            .map(|start| {
+                let idx = start.to_usize() + p;
+                vals[idx].re() * x[col_idx[idx].to_usize()].re()
+            })
+            .sum()
+    };
+    let mut y = scatter_rows(nrows, Some(perm), |p| {
+        walk(p, 0, run_end(p, 0, ndiag.min(cap)))
+    });
+    let items = crate::plan::jds_tail_items(ndiag, cap, dlen);
+    for (c, w) in items.windows(2).enumerate() {
+        let d0 = (c + 1) * cap;
+        for p in 0..(w[1] - w[0]) as usize {
+            y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, (d0 + cap).min(ndiag)));
         }
-        sum
-    })
+    }
+    y
 }
 
 /// `y[perm[p]]` (or `y[p]` without a permutation) set to `row_sum(p)` for
@@ -378,15 +418,18 @@ fn scatter_rows<I: Index>(
     y
 }
 
-/// Reference of `spmv_sell_<t>`: slice `k`, local row `r`, slot `s` at
-/// `slice_ptr[k] + s * c + r` for every slot of the slice; padding slots
-/// (index -1) are skipped; the sum
-/// goes to `perm[p]` (or `p` without a permutation, cuSPARSE's layout).
+/// Reference of `spmv_sell_<t>` and `spmv_sell_<t>_tail` with `cap` slots
+/// per thread: slice `k`, local row `r`, slot `s` at `slice_ptr[k] + s * c +
+/// r` for the first `min(width, cap)` slots, padding slots (index -1)
+/// skipped, the sum stored at `perm[p]` (or `p` without a permutation,
+/// cuSPARSE's layout); then every tail item ([`crate::plan::sell_tail_items`])
+/// adds the sum of its `cap` slots.
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub fn spmv_sell<T: Scalar, I: Index>(
     nrows: usize,
     c: usize,
+    cap: usize,
     perm: Option<&[I]>,
     slice_ptr: &[I],
     slice_width: &[I],
@@ -394,33 +437,51 @@ pub fn spmv_sell<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
-    scatter_rows(nrows, perm, |p| {
+    let cap = cap.max(1);
+    let width = |k: usize| slice_width[k].to_usize();
+    let walk = |p: usize, s0: usize, s1: usize| -> f64 {
         let (k, r) = (p / c, p % c);
         let base = slice_ptr[k].to_usize() + r;
-        let mut sum = 0f64;
-        for s in 0..slice_width[k].to_usize() {
-            let idx = base + s * c;
-            let col = col_idx[idx];
-            if col.to_i64() >= 0 {
-                sum += vals[idx].re() * x[col.to_usize()].re();
-            }
+        (s0..s1)
+            .filter_map(|s| {
+                let idx = base + s * c;
+                let col = col_idx[idx];
+                (col.to_i64() >= 0).then(|| vals[idx].re() * x[col.to_usize()].re())
+            })
+            .sum()
+    };
+    let mut y = scatter_rows(nrows, perm, |p| walk(p, 0, width(p / c).min(cap)));
+    let (slices, chunks) = crate::plan::sell_tail_items((0..slice_width.len()).map(width), cap);
+    for (&k, &ch) in slices.iter().zip(&chunks) {
+        let (k, s0) = (k as usize, ch as usize * cap);
+        for p in k * c..((k + 1) * c).min(nrows) {
+            let row = perm.map_or(p, |pm| pm[p].to_usize());
+            y[row] += walk(p, s0, (s0 + cap).min(width(k)));
         }
-        sum
-    })
+    }
+    y
 }
 
 /// `||y - y_ref|| / ||y_ref||` (2-norms); the absolute error when `y_ref` is
 /// zero; infinity when `y` holds a NaN or an infinity, or the lengths differ.
+/// For complex `T`, `y_ref` holds the parts of each value in turn (as
+/// [`spmv_ref`] returns them).
 #[must_use]
 pub fn rel_error<T: Scalar>(y: &[T], y_ref: &[f64]) -> f64 {
-    if y.len() != y_ref.len() || y.iter().any(|v| !v.is_finite()) {
+    let parts = if T::IS_COMPLEX { 2 } else { 1 };
+    if y.len() * parts != y_ref.len() || y.iter().any(|v| !v.is_finite()) {
         return f64::INFINITY;
     }
     let (mut num, mut den) = (0f64, 0f64);
-    for (a, b) in y.iter().zip(y_ref) {
-        let d = a.re() - b;
+    for (a, b) in y.iter().zip(y_ref.chunks_exact(parts)) {
+        let d = a.re() - b[0];
         num += d * d;
-        den += b * b;
+        den += b[0] * b[0];
+        if parts == 2 {
+            let d = a.im() - b[1];
+            num += d * d;
+            den += b[1] * b[1];
+        }
     }
     if den > 0.0 {
         (num / den).sqrt()
@@ -449,6 +510,29 @@ pub fn tolerance(dtype: Precision, max_row_len: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn complex_reference_and_error() {
+        use sparsetool_formats::Complex64;
+        // [[1+2i, 3], [0, -1i]] * [1-1i, 2i]
+        let c = |re, im| Complex64::new(re, im);
+        let a = Csr::<Complex64, i32>::try_from_parts(
+            2,
+            2,
+            vec![0, 2, 3],
+            vec![0, 1, 1],
+            vec![c(1.0, 2.0), c(3.0, 0.0), c(0.0, -1.0)],
+        )
+        .unwrap();
+        let x = [c(1.0, -1.0), c(0.0, 2.0)];
+        let y_ref = spmv_ref(&a, &x);
+        // (1+2i)(1-i) = 3+i; 3*2i = 6i; (-i)(2i) = 2
+        assert_eq!(y_ref, vec![3.0, 7.0, 2.0, 0.0]);
+        assert_eq!(rel_error(&[c(3.0, 7.0), c(2.0, 0.0)], &y_ref), 0.0);
+        let e = rel_error(&[c(3.0, 7.0), c(2.0, 1.0)], &y_ref);
+        assert!((e - 1.0 / (62f64).sqrt()).abs() < 1e-12, "{e}");
+        assert!(rel_error(&[c(3.0, 7.0)], &y_ref).is_infinite());
+    }
     use crate::layout::{coo_rows_from_row_ptr, sliced_ell_from_csr};
 
     /// Deterministic pseudo-random numbers for tests.
@@ -557,6 +641,7 @@ mod tests {
                 let ysell = spmv_sell::<f64, i32>(
                     a.nrows(),
                     c,
+                    usize::MAX,
                     None,
                     &s.slice_ptr,
                     &s.slice_width,
@@ -583,8 +668,78 @@ mod tests {
         );
         assert_eq!(ell, vec![201.0, 0.0, 30.0]);
         // JDS: sorted rows 0 (len 2), 2 (len 1), 1 (len 0)
-        let jds = spmv_jds::<f64, i32>(3, &[0, 2, 1], &[0, 2, 3], &[0, 1, 2], &[1.0, 3.0, 2.0], &x);
-        assert_eq!(jds, vec![201.0, 0.0, 30.0]);
+        // cap 1: row 0's second diagonal is a tail item
+        for cap in [64, 1] {
+            let (perm, jd, ci) = ([0, 2, 1], [0, 2, 3], [0, 1, 2]);
+            let jds = spmv_jds::<f64, i32>(3, cap, &perm, &jd, &ci, &[1.0, 3.0, 2.0], &x);
+            assert_eq!(jds, vec![201.0, 0.0, 30.0], "cap {cap}");
+        }
+    }
+
+    /// The long-row split of JDS and SELL (main launch up to `cap`, tail
+    /// items after) reproduces A x on matrices with rows far longer than
+    /// the cap, for several caps, sigma windows and slice heights.
+    #[test]
+    fn long_row_tails_reproduce_the_product() {
+        // row lengths 1..=3 except a few long rows (one of 700, one of 300,
+        // one of 65), integer values so the sums are exact
+        let n = 200usize;
+        let lens: Vec<usize> = (0..n)
+            .map(|i| match i {
+                7 => 700.min(n),
+                50 => 300.min(n),
+                120 => 65,
+                _ => 1 + i % 3,
+            })
+            .collect();
+        let mut rp = vec![0i32];
+        let (mut ci, mut va) = (Vec::new(), Vec::new());
+        for (i, &l) in lens.iter().enumerate() {
+            for j in 0..l {
+                ci.push(((i * 7 + j * 13) % n) as i32);
+                va.push(((i + j) % 5) as f64 - 2.0);
+            }
+            // columns sorted and unique per row
+            let start = rp[i] as usize;
+            let row = &mut ci[start..];
+            row.sort_unstable();
+            let mut w = 0;
+            for k in 0..row.len() {
+                if k == 0 || row[k] != row[w - 1] {
+                    row[w] = row[k];
+                    w += 1;
+                }
+            }
+            ci.truncate(start + w);
+            va.truncate(start + w);
+            rp.push(ci.len() as i32);
+        }
+        let a = Csr::<f64, i32>::try_from_parts(n, n, rp, ci, va).unwrap();
+        let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 3.0).collect();
+        let mut y = vec![0.0; n];
+        a.spmv(&x, &mut y);
+        let j = sparsetool_convert::csr_to_jds(&a);
+        for cap in [1, 2, 5, 32, 64, 1000] {
+            let yj = spmv_jds(n, cap, j.perm(), j.jd_ptr(), j.col_idx(), j.values(), &x);
+            assert_eq!(yj, y, "jds cap {cap}");
+        }
+        for (c, sigma) in [(32, 1), (32, 256), (4, 8), (1, 1)] {
+            let s = sparsetool_convert::csr_to_sell(&a, c, sigma).unwrap();
+            for cap in [1, 3, 64, 1000] {
+                let ys = spmv_sell(
+                    n,
+                    c,
+                    cap,
+                    Some(s.perm()),
+                    s.slice_ptr(),
+                    s.slice_width(),
+                    s.col_idx(),
+                    s.values(),
+                    &x,
+                );
+                assert_eq!(ys, y, "sell C {c} sigma {sigma} cap {cap}");
+            }
+        }
     }
 
     #[test]

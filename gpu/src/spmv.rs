@@ -6,7 +6,7 @@ use sparsetool_formats::{Csr, Index, Scalar};
 use crate::context::GpuContext;
 use crate::cusparse::{self, CusparseAlg, Handle};
 use crate::device_matrix::{upload, upload_csr, upload_vals, DevVals, DeviceMatrix};
-use crate::kernels::kernel_precision;
+use crate::kernels::{Offsets, ValueType};
 use crate::launch::{prepare, GpuKernel};
 use crate::GpuError;
 use sparsetool_formats::MatrixRef;
@@ -15,9 +15,9 @@ use sparsetool_formats::MatrixRef;
 /// ([`GpuKernel::default_for`]).
 ///
 /// # Errors
-/// [`GpuError::Unsupported`] for complex values, [`GpuError::Shape`] when
-/// `x.len() != ncols`, [`GpuError::IndexOverflow`] when the matrix does not
-/// fit 32-bit indices, and any driver or compile error.
+/// [`GpuError::Shape`] when `x.len() != ncols`, [`GpuError::IndexOverflow`]
+/// when the rows or columns do not fit 32-bit indices (entry counts beyond
+/// them get 64-bit offsets), and any driver or compile error.
 pub fn spmv_gpu<T: Scalar, I: Index>(
     ctx: &GpuContext,
     a: &MatrixRef<'_, T, I>,
@@ -38,7 +38,23 @@ pub fn spmv_gpu_with<T: Scalar, I: Index>(
     x: &[T],
     kernel: GpuKernel,
 ) -> Result<Vec<T>, GpuError> {
-    let dtype = kernel_precision::<T>(a.kind().name())?;
+    spmv_gpu_with_offsets(ctx, a, x, kernel, Offsets::Auto)
+}
+
+/// [`spmv_gpu_with`] with a choice of offset width: [`Offsets::Wide`] runs
+/// the 64-bit-offset kernels on any matrix (they are chosen automatically
+/// beyond 2^31 - 1 entries).
+///
+/// # Errors
+/// As [`spmv_gpu_with`].
+pub fn spmv_gpu_with_offsets<T: Scalar, I: Index>(
+    ctx: &GpuContext,
+    a: &MatrixRef<'_, T, I>,
+    x: &[T],
+    kernel: GpuKernel,
+    offsets: Offsets,
+) -> Result<Vec<T>, GpuError> {
+    let dtype = ValueType::of::<T>();
     if kernel.format() != a.kind() {
         return Err(GpuError::KernelMismatch {
             kernel: kernel.name(),
@@ -54,7 +70,7 @@ pub fn spmv_gpu_with<T: Scalar, I: Index>(
         });
     }
     let stream = ctx.stream();
-    let m = upload(stream, a)?;
+    let m = upload(stream, a, offsets)?;
     let p = prepare(ctx, kernel, &m, dtype)?;
     let xd = upload_vals(stream, x)?;
     let mut yd = upload_vals(stream, &vec![nan::<T>(); nrows])?;
@@ -114,7 +130,6 @@ pub fn spmv_gpu_transpose_with<T: Scalar, I: Index>(
     x: &[T],
     kernel: GpuKernel,
 ) -> Result<Vec<T>, GpuError> {
-    kernel_precision::<T>(a.kind().name())?;
     if kernel.format() != sparsetool_formats::FormatKind::Csr {
         return Err(GpuError::KernelMismatch {
             kernel: kernel.name(),
@@ -149,7 +164,7 @@ pub fn spmv_cusparse<T: Scalar, I: Index>(
     alg: CusparseAlg,
     transpose: bool,
 ) -> Result<Vec<T>, GpuError> {
-    let dtype = kernel_precision::<T>("csr")?;
+    let dtype = ValueType::of::<T>();
     if !matches!(alg, CusparseAlg::CsrAlg1 | CusparseAlg::CsrAlg2) {
         return Err(GpuError::KernelMismatch {
             kernel: alg.name(),
@@ -170,7 +185,7 @@ pub fn spmv_cusparse<T: Scalar, I: Index>(
     }
     let stream = ctx.stream();
     let handle = Handle::new(ctx)?;
-    let m = DeviceMatrix::Csr(upload_csr(stream, a)?);
+    let m = DeviceMatrix::Csr(upload_csr(stream, a, Offsets::Auto)?);
     let xd = upload_vals(stream, x)?;
     let yd = upload_vals(stream, &vec![nan::<T>(); y_len])?;
     let p = cusparse::prepare(ctx, &handle, alg, &m, dtype, transpose, &xd, yd)?;

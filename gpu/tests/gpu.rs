@@ -14,13 +14,13 @@ use sparsetool_convert::HybWidth;
 use sparsetool_convert::{from_csr, transposed_csr, ConvertParams};
 use sparsetool_fixtures::seed;
 use sparsetool_formats::{
-    Complex64, Coo, Csr, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
+    Complex32, Complex64, Coo, Csr, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
 };
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
     bench, cusparse_available, driver_available, spmv_cusparse, spmv_gpu, spmv_gpu_transpose,
-    spmv_gpu_transpose_with, spmv_gpu_with, BenchOptions, CusparseAlg, GpuContext, GpuError,
-    GpuKernel,
+    spmv_gpu_transpose_with, spmv_gpu_with, spmv_gpu_with_offsets, BenchOptions, CusparseAlg,
+    GpuContext, GpuError, GpuKernel, Offsets,
 };
 
 fn require_gpu() -> bool {
@@ -156,34 +156,21 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
             "long-rows".into(),
             by_lengths(40, 100_000, 16, |i, _| 300 * (i + 1)),
         ),
+        (
+            // no cap on the row length: rows of up to all 30000 columns
+            // (the JDS and SELL tails split them over many threads)
+            "power-law-uncapped".into(),
+            by_lengths(30_000, 30_000, 18, |_, r| {
+                let u = ((r >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                ((u.powf(-1.0 / 1.1)) as usize).min(30_000)
+            }),
+        ),
     ];
     // 2D 5-point Laplacian on a 70x70 grid
-    let g = 70usize;
-    let (mut rp, mut col, mut val) = (vec![0i32], Vec::new(), Vec::new());
-    for i in 0..g {
-        for j in 0..g {
-            let mut push = |c: usize, w: f64| {
-                col.push(c as i32);
-                val.push(w);
-            };
-            let k = i * g + j;
-            if i > 0 {
-                push(k - g, -1.0);
-            }
-            if j > 0 {
-                push(k - 1, -1.0);
-            }
-            push(k, 4.0);
-            if j + 1 < g {
-                push(k + 1, -1.0);
-            }
-            if i + 1 < g {
-                push(k + g, -1.0);
-            }
-            rp.push(col.len() as i32);
-        }
-    }
-    v.push(("laplace2d-70".into(), csr(g * g, g * g, rp, col, val)));
+    v.push((
+        "laplace2d-70".into(),
+        sparsetool_fixtures::gen::laplace2d(70).expect("laplace2d"),
+    ));
     // long runs of empty rows (more than 32 rows inside one 32-entry tile)
     v.push((
         "empty-runs".into(),
@@ -259,7 +246,12 @@ fn cast<T: Scalar, I: Index>(a: &Csr<f64, i32>) -> Csr<T, I> {
         .iter()
         .map(|&v| I::from_usize_unchecked(v as usize))
         .collect();
-    let vals = a.values().iter().map(|&v| T::from_parts(v, 0.0)).collect();
+    // complex values get an imaginary part of their own
+    let vals = a
+        .values()
+        .iter()
+        .map(|&v| T::from_parts(v, 0.5 - 0.75 * v))
+        .collect();
     Csr::try_from_parts(a.nrows(), a.ncols(), rp, ci, vals).expect("cast")
 }
 
@@ -285,12 +277,29 @@ fn kernels() -> Vec<GpuKernel> {
 type Runner<'r, T, I> =
     dyn Fn(&MatrixRef<'_, T, I>, &[T], GpuKernel) -> Result<Vec<f64>, String> + 'r;
 
-fn gpu_runner<T: Scalar, I: Index>(ctx: &GpuContext) -> Box<Runner<'_, T, I>> {
+/// Our kernels on the GPU with `offsets`; `y` as `spmv_ref` gives it (the
+/// parts of a complex value in turn).
+fn gpu_runner_with<T: Scalar, I: Index>(
+    ctx: &GpuContext,
+    offsets: Offsets,
+) -> Box<Runner<'_, T, I>> {
     Box::new(move |a, x, k| {
-        spmv_gpu_with(ctx, a, x, k)
-            .map(|y| y.iter().map(|v| v.re()).collect())
+        spmv_gpu_with_offsets(ctx, a, x, k, offsets)
+            .map(|y| {
+                y.iter()
+                    .flat_map(|v| {
+                        [v.re(), v.im()]
+                            .into_iter()
+                            .take(1 + usize::from(T::IS_COMPLEX))
+                    })
+                    .collect()
+            })
             .map_err(|e| e.to_string())
     })
+}
+
+fn gpu_runner<T: Scalar, I: Index>(ctx: &GpuContext) -> Box<Runner<'_, T, I>> {
+    gpu_runner_with(ctx, Offsets::Auto)
 }
 
 /// The CPU twin of each kernel (reference.rs), reading the same arrays the
@@ -371,12 +380,27 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 );
                 y
             }
-            (MatrixRef::Jds(m), GpuKernel::Jds) => {
-                r::spmv_jds(m.nrows(), m.perm(), m.jd_ptr(), m.col_idx(), m.values(), x)
-            }
+            (MatrixRef::Jds(m), GpuKernel::Jds) => r::spmv_jds(
+                m.nrows(),
+                plan::long_row_cap(m.nrows(), m.nnz(), m.jd_ptr().len().saturating_sub(1)),
+                m.perm(),
+                m.jd_ptr(),
+                m.col_idx(),
+                m.values(),
+                x,
+            ),
             (MatrixRef::Sell(m), GpuKernel::Sell) => r::spmv_sell(
                 m.nrows(),
                 m.slice_height(),
+                plan::long_row_cap(
+                    m.nrows(),
+                    m.nnz(),
+                    m.slice_width()
+                        .iter()
+                        .map(|w| w.to_usize())
+                        .max()
+                        .unwrap_or(0),
+                ),
                 Some(m.perm()),
                 m.slice_ptr(),
                 m.slice_width(),
@@ -537,6 +561,39 @@ fn every_kernel_f64() {
     ));
 }
 
+/// Complex values in every kernel and format (complex64 on the built-in
+/// matrices, complex128 on all of them).
+#[test]
+fn every_kernel_complex() {
+    let Some(ctx) = ctx() else { return };
+    let mut fails =
+        run_all::<Complex32, i32>(&*gpu_runner(&ctx), Precision::F32, &builtin_matrices());
+    fails.extend(run_all::<Complex64, i32>(
+        &*gpu_runner(&ctx),
+        Precision::F64,
+        &all_matrices(),
+    ));
+    report(&fails);
+}
+
+/// The 64-bit-offset kernels (chosen automatically beyond 2^31 - 1
+/// entries) on every matrix, forced with `Offsets::Wide`.
+#[test]
+fn every_kernel_wide_offsets() {
+    let Some(ctx) = ctx() else { return };
+    let mut fails = run_all::<f64, i32>(
+        &*gpu_runner_with(&ctx, Offsets::Wide),
+        Precision::F64,
+        &all_matrices(),
+    );
+    fails.extend(run_all::<Complex32, i64>(
+        &*gpu_runner_with(&ctx, Offsets::Wide),
+        Precision::F32,
+        &builtin_matrices(),
+    ));
+    report(&fails);
+}
+
 #[test]
 fn every_kernel_i64_indices() {
     let Some(ctx) = ctx() else { return };
@@ -578,12 +635,20 @@ fn default_kernels_and_errors() {
         spmv_gpu_with(&ctx, &MatrixRef::Csr(&a), &[1.0; 3], GpuKernel::Ell),
         Err(GpuError::KernelMismatch { .. })
     ));
+    // complex: (1 + i)(2 - 3i) = 5 - i
     let z: Csr<Complex64, i32> =
         Csr::try_from_parts(1, 1, vec![0, 1], vec![0], vec![Complex64::new(1.0, 1.0)]).expect("c");
-    assert!(matches!(
-        spmv_gpu(&ctx, &MatrixRef::Csr(&z), &[Complex64::new(1.0, 0.0)]),
-        Err(GpuError::Unsupported { dtype: "c128", .. })
-    ));
+    let y = spmv_gpu(&ctx, &MatrixRef::Csr(&z), &[Complex64::new(2.0, -3.0)]).expect("complex");
+    assert_eq!(y, vec![Complex64::new(5.0, -1.0)]);
+    let y = spmv_cusparse(
+        &ctx,
+        &z,
+        &[Complex64::new(2.0, -3.0)],
+        CusparseAlg::CsrAlg2,
+        false,
+    )
+    .expect("cusparse complex");
+    assert_eq!(y, vec![Complex64::new(5.0, -1.0)]);
     // repeated runs give the same answer (a moving error would be a race)
     let p = &builtin_matrices()[11].1;
     let x: Vec<f64> = x_for(p.ncols(), 5);
@@ -605,17 +670,53 @@ fn default_kernels_and_errors() {
 #[test]
 fn bench_small_matrix_all_ok() {
     let Some(ctx) = ctx() else { return };
-    for (name, a) in [&builtin_matrices()[11], &builtin_matrices()[13]] {
+    let m = builtin_matrices();
+    let by_name = |n: &str| m.iter().find(|(name, _)| name == n).expect(n);
+    for (name, a) in [
+        by_name("power-law"),
+        by_name("laplace2d-70"),
+        by_name("power-law-uncapped"),
+    ] {
         let opts = BenchOptions {
             reps: 5,
             warmup: 1,
             copy_bytes: 64 << 20,
             ..Default::default()
         };
+        let wide = BenchOptions {
+            offsets: Offsets::Wide,
+            ..opts.clone()
+        };
         let a32: Csr<f32, i32> = cast(a);
+        let c64: Csr<Complex32, i32> = cast(a);
+        let c128: Csr<Complex64, i32> = cast(a);
         let r = bench(&ctx, &a32, &opts).expect("bench f32");
         let r64 = bench(&ctx, a, &opts).expect("bench f64");
-        for rep in [&r, &r64] {
+        let rc64 = bench(&ctx, &c64, &opts).expect("bench c64");
+        let rc128 = bench(&ctx, &c128, &opts).expect("bench c128");
+        let rw = bench(&ctx, a, &wide).expect("bench f64 wide");
+        assert_eq!((rc64.dtype.as_str(), rc128.dtype.as_str()), ("c64", "c128"));
+        // every layout with offset arrays, and cuSPARSE's CSR, run 64-bit
+        // (COO has no offsets: its index type follows the entry count)
+        for k in &rw.results {
+            let bits = k.params.get("offset_bits").or_else(|| {
+                k.kernel
+                    .starts_with("cusparse-csr")
+                    .then(|| k.params.get("index_bits"))
+                    .flatten()
+            });
+            if let Some(bits) = bits {
+                assert_eq!(bits, 64, "{name} {}: not 64-bit", k.kernel);
+            }
+        }
+        assert!(
+            rw.results
+                .iter()
+                .any(|k| k.params.get("index_bits") == Some(&serde_json::json!(64))),
+            "{name}: no cuSPARSE run with 64-bit indices: {:?}",
+            rw.skipped
+        );
+        for rep in [&r, &r64, &rc64, &rc128, &rw] {
             println!("{}", serde_json::to_string(rep).unwrap_or_default());
             assert!(rep.copy_gbps > 0.0);
             for k in &rep.results {

@@ -113,6 +113,9 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     if a.measure {
         return measure::run(a, &src);
     }
+    if let Some(n) = a.gpus {
+        return super::dist::analyze(a, &src, usize::from(n), &display_name(&a.file));
+    }
     report_only(a, &src)
 }
 

@@ -8,7 +8,7 @@ use sparsetool_analyze::{Features, RowLengths, SweepReport};
 use sparsetool_formats::FormatKind;
 use sparsetool_gpu::{BenchConfig, BenchOptions, BenchReport, GpuContext};
 
-use crate::args::{BenchArgs, DeviceArg};
+use crate::args::{BenchArgs, DeviceArg, OffsetsArg};
 use crate::dispatch::with_types;
 use crate::io::{dtype, load, probe};
 use crate::output::note;
@@ -38,11 +38,16 @@ pub fn parse_formats(s: &str) -> anyhow::Result<Vec<FormatKind>> {
 /// Runs `bench`.
 pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     let formats = parse_formats(&a.formats)?;
+    if a.multi.gpus.is_some() && a.device == Some(DeviceArg::Cpu) {
+        bail!("--gpus runs on GPUs: leave out --device cpu");
+    }
+    // Ask for the GPUs before reading a large file.
+    if let Some(gp) = super::dist::resolve(&a.multi)? {
+        let src = Input::open(&a.file)?;
+        return super::dist::bench(a, &src, gp);
+    }
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
-    if types.complex {
-        bail!("{}: bench times real matrices only (complex values convert and multiply on the CPU with `spmv`)", src.name());
-    }
     // Ask for the GPU before reading a large file, so a missing device fails fast.
     let ctx = match a.device {
         Some(DeviceArg::Gpu) => Some(GpuContext::new(0).map_err(|e| EnvError(e.to_string()))?),
@@ -127,6 +132,10 @@ fn bench_typed<T: Scalar, I: Index>(
             .map(|f| sweep_configs(f, formats))
             .unwrap_or_default(),
         transpose: a.transpose,
+        offsets: match a.offsets {
+            OffsetsArg::Auto => sparsetool_gpu::Offsets::Auto,
+            OffsetsArg::Wide => sparsetool_gpu::Offsets::Wide,
+        },
         ..BenchOptions::default()
     };
     if features.is_none() {

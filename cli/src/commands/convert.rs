@@ -104,6 +104,10 @@ pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let mut t = Timings::new(a.timings);
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
+    // Out of core when the in-memory path would exceed --memory-limit.
+    if crate::commands::ooc::wanted(a, &src, &types, &target)? {
+        return crate::commands::ooc::run(a, &src, &types, &target, t);
+    }
     with_types!(
         types,
         dtype(a.dtype, &types),

@@ -212,17 +212,28 @@ struct SpmvReport {
     ms: f64,
     norm2: f64,
     output: Option<String>,
+    /// GPUs used by `--gpus` (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus: Option<usize>,
+    /// The parts of `--gpus` (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition: Option<Vec<super::dist::SpmvPart>>,
 }
 
 /// Runs `spmv`.
 pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
     let target = VectorTarget::new(a)?;
+    if a.multi.gpus.is_some() && a.transpose {
+        bail!("--gpus computes y = A x: leave out --transpose");
+    }
+    // Ask for the GPUs before reading a large file.
+    let gp = super::dist::resolve(&a.multi)?;
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
     with_types!(
         types,
         dtype(a.dtype, &types),
-        run_typed(a, &src, target.as_ref())
+        run_typed(a, &src, target.as_ref(), gp)
     )
 }
 
@@ -230,6 +241,7 @@ fn run_typed<T: Scalar, I: Index>(
     a: &SpmvArgs,
     src: &Input,
     target: Option<&VectorTarget>,
+    gp: Option<(usize, usize)>,
 ) -> anyhow::Result<()> {
     let m = load::<T, I>(src, &a.read)?;
     // A Matrix Market file stores no layout (it loads as COO): CSR then.
@@ -264,32 +276,44 @@ fn run_typed<T: Scalar, I: Index>(
         })
         .with_context(|| src.name())?;
     let t0 = Instant::now();
-    let y = match (a.device, a.transpose) {
-        (DeviceArg::Cpu, false) => {
+    let mut parts = None;
+    let y = match (a.device, a.transpose, gp) {
+        (_, _, Some(g)) => {
+            let (y, p) = super::dist::spmv(&m, &x, g, a.format, a.allow_fill)?;
+            parts = Some(p);
+            y
+        }
+        (DeviceArg::Cpu, false, None) => {
             let mut y = try_filled(y_len, T::zero(), "y").with_context(|| src.name())?;
             m.spmv(&x, &mut y);
             y
         }
-        (DeviceArg::Cpu, true) => {
+        (DeviceArg::Cpu, true, None) => {
             let mut y = try_filled(y_len, T::zero(), "y").with_context(|| src.name())?;
             m.spmv_transpose(&x, &mut y);
             y
         }
-        (DeviceArg::Gpu, transpose) => gpu_spmv(&m, &x, transpose)?,
+        (DeviceArg::Gpu, transpose, None) => gpu_spmv(&m, &x, transpose)?,
     };
     let dt = t0.elapsed().as_secs_f64();
     let norm = y.iter().map(|v| v.abs2()).sum::<f64>().sqrt();
-    let device = match a.device {
-        DeviceArg::Cpu => "cpu",
-        DeviceArg::Gpu => "gpu",
+    let device = match (a.device, gp) {
+        (_, Some(_)) => "gpus",
+        (DeviceArg::Cpu, None) => "cpu",
+        (DeviceArg::Gpu, None) => "gpu",
     };
     if let Some(t) = target {
         t.write(&y, a.force)?;
     }
+    // With --gpus and no --format, every part has its own layout.
+    let format = match (gp, a.format) {
+        (Some(_), None) => "per-part".to_string(),
+        _ => m.kind().to_string(),
+    };
     if a.json {
         let r = SpmvReport {
             input: src.name(),
-            format: m.kind().to_string(),
+            format: format.clone(),
             transpose: a.transpose,
             device,
             dtype: T::NAME,
@@ -299,15 +323,21 @@ fn run_typed<T: Scalar, I: Index>(
             ms: dt * 1e3,
             norm2: norm,
             output: target.map(VectorTarget::name),
+            gpus: gp.map(|g| g.0),
+            partition: parts,
         };
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &r)?;
         writeln!(out)?;
     } else {
+        let on = match gp {
+            Some((g, p)) => format!("{g} GPUs ({p} parts, each in its layout)"),
+            None => device.to_string(),
+        };
         note!(
-            "spmv{} {} on {device}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
+            "spmv{} {} on {on}: {} x {}, {} entries, {:.3} ms, ||y||_2 = {norm:.6e}",
             if a.transpose { " (y = A^T x)" } else { "" },
-            m.kind(),
+            format,
             m.nrows(),
             m.ncols(),
             m.nnz(),

@@ -5,6 +5,7 @@ use std::io::Write;
 use crate::binary::header::DType;
 use crate::binary::write::{write_sections, HeaderFields, SectionData};
 use crate::binary::{SpbError, SpbErrorKind as K, SpbFile};
+use crate::buffer::Buffer;
 use crate::mm::Warning;
 use crate::pattern::{check_offsets, check_rows};
 use crate::values::ValueCheck;
@@ -211,14 +212,7 @@ impl SpbFile {
         let col_idx = self.indices::<I>("col_idx")?;
         let values = self.values::<T>("values")?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
-        if col_idx.len() != nnz || values.len() != nnz {
-            return Err(SpbError::new(K::Mismatch(format!(
-                "col_idx/values hold {}/{} entries, header says nnz = {nnz}",
-                col_idx.len(),
-                values.len()
-            )))
-            .named(self.name()));
-        }
+        self.check_entry_lens(col_idx.len(), values.len(), nnz)?;
         if !self.csr_structure_checked() {
             check_offsets("row_ptr", row_ptr, nrows + 1, nnz).map_err(named)?;
             check_rows(row_ptr, col_idx, ncols).map_err(named)?;
@@ -293,6 +287,49 @@ impl SpbFile {
     /// An index section copied out as `I`, converting from the stored dtype;
     /// `-1` stays the padding sentinel, other negatives and values that do not
     /// fit are refused.
+    /// `col_idx` and `values` of a CSR file hold the header's `nnz` entries.
+    fn check_entry_lens(&self, cols: usize, vals: usize, nnz: usize) -> Result<(), SpbError> {
+        if cols == nnz && vals == nnz {
+            return Ok(());
+        }
+        Err(SpbError::new(K::Mismatch(format!(
+            "col_idx/values hold {cols}/{vals} entries, header says nnz = {nnz}"
+        )))
+        .named(self.name()))
+    }
+
+    /// An index section as `I`: the mapped section itself when the file
+    /// stores `I` (no copy), else converted.
+    fn index_buffer<I: Index>(&self, name: &str) -> Result<Buffer<I>, SpbError> {
+        match DType::of_index(I::NAME) {
+            Some(dt) if dt == self.header().index_dtype => self.shared::<I>(name, dt),
+            _ => self.indices_as::<I>(name).map(Buffer::from),
+        }
+    }
+
+    /// A value section as `T`, checked by `check`: the mapped section itself
+    /// when the file stores `T` (no copy), else converted.
+    fn value_buffer<T: Scalar>(
+        &self,
+        name: &str,
+        check: &mut ValueCheck,
+    ) -> Result<Buffer<T>, SpbError> {
+        match DType::of_value(T::NAME) {
+            Some(dt) if dt == self.header().value_dtype => {
+                let b = self.shared::<T>(name, dt)?;
+                check.check_all(&b).map_err(|bad| {
+                    SpbError::new(K::BadValue {
+                        section: name.to_string(),
+                        bad,
+                    })
+                    .named(self.name())
+                })?;
+                Ok(b)
+            }
+            _ => self.values_as::<T>(name, check).map(Buffer::from),
+        }
+    }
+
     fn indices_as<I: Index>(&self, name: &str) -> Result<Vec<I>, SpbError> {
         let wide: Vec<i64> = match self.header().index_dtype {
             DType::I32 if I::NAME == "i32" => return Ok(self.indices::<I>(name)?.to_vec()),
@@ -354,7 +391,7 @@ impl SpbFile {
         let warnings = std::cell::RefCell::new(Vec::new());
         let m = self.build::<T, I>(&|n: &str| {
             let mut check = ValueCheck::new(lenient);
-            let v = self.values_as::<T>(n, &mut check)?;
+            let v = self.value_buffer::<T>(n, &mut check)?;
             if let Some(pos) = check.first_non_finite() {
                 warnings.borrow_mut().push(Warning {
                     line: None,
@@ -371,18 +408,30 @@ impl SpbFile {
     /// Builds the matrix, reading value sections through `v`.
     fn build<T: Scalar, I: Index>(
         &self,
-        v: &dyn Fn(&str) -> Result<Vec<T>, SpbError>,
+        vb: &dyn Fn(&str) -> Result<Buffer<T>, SpbError>,
     ) -> Result<AnyMatrix<T, I>, SpbError> {
         let (nrows, ncols, nnz, p0, p1) = self.dims()?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
-        let i = |n: &str| self.indices_as::<I>(n);
+        // CSR and COO keep the mapped sections (read in place); the other
+        // formats own their arrays.
+        let ib = |n: &str| self.index_buffer::<I>(n);
+        let i = |n: &str| ib(n).map(Buffer::into_vec);
+        let v = |n: &str| vb(n).map(Buffer::into_vec);
         let m = match self.header().format {
             FormatKind::Coo => AnyMatrix::Coo(
-                Coo::try_from_parts(nrows, ncols, i("rows")?, i("cols")?, v("values")?)
+                Coo::try_from_buffers(nrows, ncols, ib("rows")?, ib("cols")?, vb("values")?)
                     .map_err(named)?,
             ),
+            FormatKind::Csr if self.csr_structure_checked() => {
+                let (rp, ci, vals) = (ib("row_ptr")?, ib("col_idx")?, vb("values")?);
+                self.check_entry_lens(ci.len(), vals.len(), nnz)?;
+                // SAFETY: the row pointers and rows were validated while the
+                // checksums were verified (csr_structure_checked), the lengths
+                // just above.
+                AnyMatrix::Csr(unsafe { Csr::from_buffers_unchecked(nrows, ncols, rp, ci, vals) })
+            }
             FormatKind::Csr => AnyMatrix::Csr(
-                Csr::try_from_parts(nrows, ncols, i("row_ptr")?, i("col_idx")?, v("values")?)
+                Csr::try_from_buffers(nrows, ncols, ib("row_ptr")?, ib("col_idx")?, vb("values")?)
                     .map_err(named)?,
             ),
             FormatKind::Csc => AnyMatrix::Csc(

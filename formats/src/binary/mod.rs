@@ -21,7 +21,7 @@ pub use header::{
 };
 pub use matrix::{write_spb, CsrView};
 pub use read::{SpbFile, SpbOptions};
-pub use write::{write_sections, HeaderFields, SectionData};
+pub use write::{write_sections, HeaderFields, Layout, SectionData, SectionHasher, SectionSpec};
 
 use std::fmt;
 

@@ -43,11 +43,19 @@ impl Storage {
     }
 }
 
+impl crate::buffer::SharedBytes for Storage {
+    fn bytes(&self) -> &[u8] {
+        Storage::bytes(self)
+    }
+}
+
 /// An opened, validated `.spb` file.
 #[derive(Debug)]
 pub struct SpbFile {
     name: String,
-    storage: Storage,
+    /// Shared with the matrices built from it ([`crate::buffer::Buffer`]s
+    /// of its sections), so the mapping lives as long as they do.
+    storage: std::sync::Arc<Storage>,
     header: Header,
     sections: Vec<Section>,
     /// A CSR file whose `row_ptr` and rows were checked while hashing
@@ -248,7 +256,7 @@ impl SpbFile {
         }
         Ok(SpbFile {
             name,
-            storage,
+            storage: std::sync::Arc::new(storage),
             header,
             sections,
             csr_checked,
@@ -306,6 +314,22 @@ impl SpbFile {
             .named(&self.name));
         }
         Ok(&self.storage.bytes()[s.offset as usize..(s.offset + s.byte_len) as usize])
+    }
+
+    /// A section as a [`crate::buffer::Buffer`] over the mapping (no copy;
+    /// the buffer keeps the mapping alive).
+    pub(crate) fn shared<P: bytemuck::Pod>(
+        &self,
+        name: &str,
+        dtype: DType,
+    ) -> Result<crate::buffer::Buffer<P>, SpbError> {
+        let raw = self.raw(name, dtype)?;
+        let offset = raw.as_ptr() as usize - self.storage.bytes().as_ptr() as usize;
+        let len = raw.len() / std::mem::size_of::<P>().max(1);
+        let bytes: std::sync::Arc<dyn crate::buffer::SharedBytes> = self.storage.clone();
+        crate::buffer::Buffer::shared(bytes, offset, len).map_err(|e| {
+            SpbError::new(K::Section(format!("section `{name}`: {e}"))).named(&self.name)
+        })
     }
 
     /// A value section as a typed slice of the mapping (no copy).

@@ -260,7 +260,7 @@ fn value_warnings(st: &Stats, warnings: &mut Vec<Warning>) {
 
 /// The mirror of a stored value.
 #[inline]
-fn mirror<T: Scalar>(v: T, sym: MmSymmetry) -> T {
+pub(super) fn mirror<T: Scalar>(v: T, sym: MmSymmetry) -> T {
     match sym {
         MmSymmetry::SkewSymmetric => -v,
         MmSymmetry::Hermitian => v.conj(),

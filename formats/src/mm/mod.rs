@@ -108,6 +108,7 @@
 
 mod assemble;
 mod chunk;
+mod entries;
 mod error;
 mod header;
 mod parse;
@@ -120,11 +121,13 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+pub use entries::{EntryBlock, EntryStream};
 pub use error::{MmError, MmErrorKind};
 pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
 pub use scan::{scan_structure, StructureScan};
 pub use write::{
-    default_field, symmetry_of, write_coo, write_csr, write_matrix, WriteOptions, WriteSymmetry,
+    default_field, symmetry_of, write_coo, write_csr, write_matrix, RowBlockWriter, WriteOptions,
+    WriteSymmetry,
 };
 
 use crate::{Coo, Index, Scalar};
@@ -447,7 +450,10 @@ fn read_stream<'r, T: Scalar, I: Index>(
 
 /// Reads until `buf` is full or the input ends (retrying interrupted
 /// reads); returns the bytes read.
-pub(crate) fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+///
+/// # Errors
+/// The read errors of `r` (interruptions are retried).
+pub fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
@@ -520,13 +526,8 @@ fn read_plain<T: Scalar, I: Index>(
     )
 }
 
-/// The data of a file whose header is read.
-fn read_source<T: Scalar, I: Index>(
-    src: assemble::Source<'_>,
-    (header, mut warnings, comments): (Header, Vec<Warning>, Vec<String>),
-    name: &str,
-    opts: &ReadOptions,
-) -> Result<MmMatrix<T, I>, MmError> {
+/// Refuses to read a complex file into a real type.
+pub(crate) fn value_type_fits<T: Scalar>(header: &Header, name: &str) -> Result<(), MmError> {
     if header.field == MmField::Complex && !T::IS_COMPLEX {
         return Err(MmError::new(
             name,
@@ -539,6 +540,17 @@ fn read_source<T: Scalar, I: Index>(
             },
         ));
     }
+    Ok(())
+}
+
+/// The data of a file whose header is read.
+fn read_source<T: Scalar, I: Index>(
+    src: assemble::Source<'_>,
+    (header, mut warnings, comments): (Header, Vec<Warning>, Vec<String>),
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MmMatrix<T, I>, MmError> {
+    value_type_fits::<T>(&header, name)?;
     let coo = assemble::read_data::<T, I>(src, &header, opts, &mut warnings)
         .map_err(|(line, kind)| MmError::new(name, line, kind))?;
     Ok(MmMatrix {

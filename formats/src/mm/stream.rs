@@ -29,7 +29,7 @@ pub(crate) struct Data<'r> {
 
 /// Bytes per block: enough for every core to parse a few 2 MB chunks of
 /// it in parallel.
-const BLOCK: usize = 16 << 20;
+pub(super) const BLOCK: usize = 16 << 20;
 
 /// The chunk plan of one block of whole lines whose first line is number
 /// `line`, holding at most `limit` entries: chunks, their first lines and
@@ -74,8 +74,9 @@ fn block_plan(b: &[u8], line: u64, limit: usize) -> (Plan, End) {
 /// Reads the entries of a stream: each block is planned, then
 /// `parse_block(block, plan, n)` makes room for its `n` entries and parses
 /// the plan's chunks into them (in parallel, with [`run`]).
-fn read_blocks<'r>(
+pub(super) fn read_blocks<'r>(
     data: Data<'r>,
+    block: usize,
     h: &Header,
     lenient: bool,
     warnings: &mut Vec<Warning>,
@@ -87,7 +88,7 @@ fn read_blocks<'r>(
         Ok((parse_block(b, line, &plan, n)?, end))
     };
     let Data { head, rest, gz } = data;
-    stream_blocks(head, rest, gz, h, lenient, BLOCK, warnings, parse)
+    stream_blocks(head, rest, gz, h, lenient, block, warnings, parse)
 }
 
 fn alloc_err(e: AllocError) -> LineError {
@@ -107,7 +108,7 @@ pub(super) fn coordinate<'r, T: Scalar, I: Index>(
     warnings: &mut Vec<Warning>,
 ) -> Result<Entries<T, I>, LineError> {
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    let st = read_blocks(data, h, cfg.lenient, warnings, |b, _, plan, n| {
+    let st = read_blocks(data, BLOCK, h, cfg.lenient, warnings, |b, _, plan, n| {
         let at = vals.len();
         try_grow(&mut rows, n, "row indices").map_err(alloc_err)?;
         try_grow(&mut cols, n, "column indices").map_err(alloc_err)?;
@@ -135,7 +136,7 @@ pub(super) fn array<'r, T: Scalar>(
     // nrows - j values.
     let (mut diag, mut col) = (0usize, 0usize);
     let mut found = None;
-    let st = read_blocks(data, h, cfg.lenient, warnings, |b, line, plan, n| {
+    let st = read_blocks(data, BLOCK, h, cfg.lenient, warnings, |b, line, plan, n| {
         let at = vals.len();
         try_grow(&mut vals, n, "values").map_err(alloc_err)?;
         let mut st = run(b, plan, &mut vals[at..], |c, l0, o| {

@@ -464,22 +464,40 @@ fn write_rows<W: Write, T: Scalar, I: Index>(
     sym: MmSymmetry,
     opts: &WriteOptions,
 ) -> Result<(), MmError> {
-    // Entries of row `r` that are written: a prefix, as columns ascend.
-    let kept = |r: usize| -> usize {
-        let cols = m.row(r).0;
-        match sym {
-            MmSymmetry::General => cols.len(),
-            MmSymmetry::SkewSymmetric => cols.partition_point(|c| c.to_usize() < r),
-            MmSymmetry::Symmetric | MmSymmetry::Hermitian => {
-                cols.partition_point(|c| c.to_usize() <= r)
-            }
-        }
-    };
     let nnz = match sym {
         MmSymmetry::General => m.nnz(),
-        _ => (0..m.nrows()).into_par_iter().map(kept).sum(),
+        _ => (0..m.nrows())
+            .into_par_iter()
+            .map(|r| kept(m, sym, r))
+            .sum(),
     };
     write_head(&mut w, (m.nrows(), m.ncols(), nnz), sym, opts)?;
+    write_row_entries(&mut w, m, 0, sym, opts)?;
+    w.flush().map_err(werr)
+}
+
+/// Entries of row `r` of `m` written in storage `sym`: a prefix, as
+/// columns ascend.
+fn kept<T: Scalar, I: Index>(m: &Csr<T, I>, sym: MmSymmetry, r: usize) -> usize {
+    let cols = m.row(r).0;
+    match sym {
+        MmSymmetry::General => cols.len(),
+        MmSymmetry::SkewSymmetric => cols.partition_point(|c| c.to_usize() < r),
+        MmSymmetry::Symmetric | MmSymmetry::Hermitian => {
+            cols.partition_point(|c| c.to_usize() <= r)
+        }
+    }
+}
+
+/// The entry lines of the rows of `m`, numbered from row `first` (a block
+/// of a larger matrix), in blocks formatted in parallel.
+fn write_row_entries<W: Write, T: Scalar, I: Index>(
+    w: &mut W,
+    m: &Csr<T, I>,
+    first: usize,
+    sym: MmSymmetry,
+    opts: &WriteOptions,
+) -> Result<(), MmError> {
     // Row ranges holding about BLOCK entries each.
     let ptr = m.row_ptr();
     let mut bounds = vec![0usize];
@@ -494,21 +512,98 @@ fn write_rows<W: Write, T: Scalar, I: Index>(
     if *bounds.last().unwrap_or(&0) != m.nrows() {
         bounds.push(m.nrows());
     }
-    write_blocks(&mut w, bounds.len() - 1, |b| {
+    write_blocks(w, bounds.len() - 1, |b| {
         let (r0, r1) = (bounds[b], bounds[b + 1]);
         let cap = ptr[r1].to_usize() - ptr[r0].to_usize();
         let mut buf = Vec::with_capacity(cap * 48);
         let (mut ib, mut rb) = (itoa::Buffer::new(), ryu::Buffer::new());
         for r in r0..r1 {
             let (cols, vals) = m.row(r);
-            let k = kept(r);
+            let k = kept(m, sym, r);
             for (c, v) in cols[..k].iter().zip(&vals[..k]) {
-                push_entry(&mut buf, r, c.to_usize(), *v, opts.field, &mut ib, &mut rb);
+                push_entry(
+                    &mut buf,
+                    first + r,
+                    c.to_usize(),
+                    *v,
+                    opts.field,
+                    &mut ib,
+                    &mut rb,
+                );
             }
         }
         buf
-    })?;
-    w.flush().map_err(werr)
+    })
+}
+
+/// A `general` coordinate file written block of rows by block of rows,
+/// for a matrix made as it is written (`sparsetool gen` of a matrix larger
+/// than memory): the header (with the final entry count) first, then
+/// [`RowBlockWriter::rows`] for each block in order. The lines are those
+/// [`write_csr`] writes for the whole matrix with
+/// [`WriteSymmetry::General`].
+#[derive(Debug)]
+pub struct RowBlockWriter<W> {
+    w: W,
+    opts: WriteOptions,
+    next_row: usize,
+    nrows: usize,
+}
+
+impl<W: Write> RowBlockWriter<W> {
+    /// Writes the header of an `nrows` x `ncols` matrix of `nnz` entries.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn new(
+        mut w: W,
+        (nrows, ncols, nnz): (usize, usize, usize),
+        opts: &WriteOptions,
+    ) -> Result<Self, MmError> {
+        write_head(&mut w, (nrows, ncols, nnz), MmSymmetry::General, opts)?;
+        Ok(Self {
+            w,
+            opts: opts.clone(),
+            next_row: 0,
+            nrows,
+        })
+    }
+
+    /// Writes the next rows (the rows of `block`).
+    ///
+    /// # Errors
+    /// Values that do not fit the field; I/O errors.
+    pub fn rows<T: Scalar, I: Index>(&mut self, block: &Csr<T, I>) -> Result<(), MmError> {
+        check_values(block.values(), self.opts.field)?;
+        write_row_entries(
+            &mut self.w,
+            block,
+            self.next_row,
+            MmSymmetry::General,
+            &self.opts,
+        )?;
+        self.next_row += block.nrows();
+        Ok(())
+    }
+
+    /// Flushes and returns the writer.
+    ///
+    /// # Errors
+    /// Fewer or more rows written than the header says; I/O errors.
+    pub fn finish(mut self) -> Result<W, MmError> {
+        if self.next_row != self.nrows {
+            return Err(MmError::new(
+                "",
+                None,
+                MmErrorKind::Io(std::io::Error::other(format!(
+                    "{} rows written, the header says {}",
+                    self.next_row, self.nrows
+                ))),
+            ));
+        }
+        self.w.flush().map_err(werr)?;
+        Ok(self.w)
+    }
 }
 
 /// Writes any matrix: COO in stored order, every other format row by row

@@ -1,0 +1,192 @@
+//! The multi-GPU side of `analyze --gpus`, `spmv --gpus` and `bench --gpus`:
+//! argument checks and printing; the work is in
+//! `sparsetool_analyze::partition` and `sparsetool_gpu::distributed`.
+
+use std::io::Write;
+
+use anyhow::{bail, Context};
+use sparsetool_analyze::partition::{Partition, PartitionOptions};
+use sparsetool_analyze::{AnalyzeOptions, AnalyzeReport, RowLengths, Sizes};
+use sparsetool_convert::{ConvertParams, ToCsr};
+use sparsetool_formats::io::Input;
+use sparsetool_formats::{AnyMatrix, FormatKind, Index, Scalar};
+use sparsetool_gpu::distributed::{
+    bench_distributed, device_count, DistBenchOptions, DistOptions, DistributedMatrix,
+};
+
+use crate::args::{AnalyzeArgs, BenchArgs, Gpus, MultiGpuArgs};
+use crate::dispatch::with_types;
+use crate::io::{dtype, load, probe};
+use crate::EnvError;
+
+/// The GPUs and parts a multi-GPU run uses: exit 2 without a device, a
+/// usage error for more GPUs than present. Called before any file is read.
+pub fn resolve(m: &MultiGpuArgs) -> anyhow::Result<Option<(usize, usize)>> {
+    let Some(want) = m.gpus else {
+        return Ok(None);
+    };
+    let present = device_count();
+    if present == 0 {
+        return Err(EnvError(
+            "no CUDA device: --gpus needs at least one NVIDIA GPU (the CUDA driver found none)"
+                .to_string(),
+        )
+        .into());
+    }
+    let gpus = match want {
+        Gpus::All => present,
+        Gpus::Count(n) if n > present => {
+            bail!("--gpus {n}: only {present} CUDA device(s) present")
+        }
+        Gpus::Count(n) => n,
+    };
+    Ok(Some((gpus, m.parts.unwrap_or(gpus))))
+}
+
+/// `analyze --gpus N`: the report of the loaded matrix with its partition
+/// (text: after the report; JSON: under `partition`).
+pub fn analyze(a: &AnalyzeArgs, src: &Input, parts: usize, name: &str) -> anyhow::Result<()> {
+    let types = probe(src, &a.read)?;
+    with_types!(
+        types,
+        dtype(a.dtype, &types),
+        analyze_typed(a, src, parts, name)
+    )
+}
+
+fn analyze_typed<T: Scalar, I: Index>(
+    a: &AnalyzeArgs,
+    src: &Input,
+    parts: usize,
+    name: &str,
+) -> anyhow::Result<()> {
+    let csr = load::<T, I>(src, &a.read)?
+        .try_into_csr()
+        .with_context(|| src.name())?;
+    let rl = RowLengths::from_csr(&csr).with_context(|| src.name())?;
+    let vb = std::mem::size_of::<T>();
+    let sizes = Sizes::auto_index(vb, rl.nrows, rl.ncols, csr.nnz())?;
+    let report = AnalyzeReport::new(
+        &rl,
+        &AnalyzeOptions {
+            sizes,
+            ..AnalyzeOptions::default()
+        },
+    );
+    let opts = PartitionOptions {
+        value_bytes: vb as u64,
+        ..PartitionOptions::default()
+    };
+    let partition = Partition::of_csr(&csr, parts, &opts).with_context(|| src.name())?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let mut v = serde_json::to_value(&report)?;
+        v["partition"] = serde_json::to_value(&partition)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        write!(out, "{}", sparsetool_analyze::render_text(&report, name))?;
+        write!(out, "{}", partition.render())?;
+    }
+    Ok(())
+}
+
+/// One part of `spmv --gpus --json`'s `partition`.
+#[derive(Debug, serde::Serialize)]
+pub struct SpmvPart {
+    part: usize,
+    device: usize,
+    rows: usize,
+    nnz: u64,
+    ghost_cols: u64,
+    layout: String,
+    kernel: &'static str,
+}
+
+/// `spmv --gpus`: `y = A x` over `gpus` devices in `parts` parts; each part
+/// in `format` (else its recommended layout). Returns `y` and the parts.
+pub fn spmv<T: Scalar, I: Index>(
+    m: &AnyMatrix<T, I>,
+    x: &[T],
+    (gpus, parts): (usize, usize),
+    format: Option<FormatKind>,
+    allow_fill: bool,
+) -> anyhow::Result<(Vec<T>, Vec<SpmvPart>)> {
+    let csr = m.try_as_csr()?;
+    let opts = DistOptions {
+        format,
+        params: ConvertParams {
+            allow_fill,
+            ..ConvertParams::default()
+        },
+        ..DistOptions::new(parts, gpus)
+    };
+    let mut d = DistributedMatrix::new(&csr, &opts)?;
+    d.set_x(x)?;
+    d.spmv()?;
+    d.synchronize()?;
+    let y = d.gather_y()?;
+    let info = d
+        .partition()
+        .parts
+        .iter()
+        .zip(d.part_layouts())
+        .map(|(p, (device, layout, kernel))| SpmvPart {
+            part: p.part,
+            device,
+            rows: p.rows,
+            nnz: p.nnz,
+            ghost_cols: p.ghost_cols,
+            layout: layout.to_string(),
+            kernel,
+        })
+        .collect();
+    Ok((y, info))
+}
+
+/// `bench --gpus`: the multi-GPU SpMV against the best one-GPU layouts.
+pub fn bench(a: &BenchArgs, src: &Input, gp: (usize, usize)) -> anyhow::Result<()> {
+    if a.sweep || a.transpose {
+        bail!("--gpus times y = A x in each part's layout: leave out --sweep and --transpose");
+    }
+    if !a.formats.eq_ignore_ascii_case("all") {
+        bail!("--gpus picks each part's layout by the time model: leave out --formats");
+    }
+    let types = probe(src, &a.read)?;
+    if types.complex {
+        bail!("{}: bench times real matrices only", src.name());
+    }
+    let report = with_types!(types, dtype(a.dtype, &types), bench_typed(a, src, gp))?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &serde_json::to_value(&report)?)?;
+        writeln!(out)?;
+    } else {
+        write!(out, "{}", report.render())?;
+    }
+    if !report.ok {
+        bail!(
+            "{}: the multi-GPU result is off by {:.2e} (tolerance {:.1e})",
+            src.name(),
+            report.rel_error,
+            report.tolerance
+        );
+    }
+    Ok(())
+}
+
+fn bench_typed<T: Scalar, I: Index>(
+    a: &BenchArgs,
+    src: &Input,
+    (gpus, parts): (usize, usize),
+) -> anyhow::Result<sparsetool_gpu::distributed::DistBenchReport> {
+    let csr = load::<T, I>(src, &a.read)?
+        .try_into_csr()
+        .with_context(|| src.name())?;
+    let opts = DistOptions::new(parts, gpus);
+    let bopts = DistBenchOptions {
+        reps: a.reps as usize,
+        equal_rows: a.equal_rows,
+        ..DistBenchOptions::default()
+    };
+    Ok(bench_distributed(&csr, &opts, &bopts)?)
+}

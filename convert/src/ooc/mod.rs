@@ -1,0 +1,623 @@
+//! Out-of-core conversion: a Matrix Market file (plain or gzip, from a
+//! file or a stream) to a `.spb` file in a memory budget, for matrices
+//! that do not fit in memory. See `docs/out-of-core.md`.
+//!
+//! 1. **Scatter** — one streaming pass over the input with the reader's
+//!    own block parser ([`EntryStream`]: blocks of whole lines parsed by
+//!    the parallel chunk parser, symmetric, skew-symmetric and hermitian
+//!    files expanded) appends every entry `(major, minor, value)` to the
+//!    file of its bucket — a contiguous range of rows (CSR, and the GPU
+//!    layouts) or of columns (CSC) — in a scratch directory, through one
+//!    bounded buffer per bucket. COO keeps the entries in the reader's
+//!    order (stored ones, then their mirrors) in two files.
+//! 2. **Build** — bucket by bucket, in order: a counting sort by major,
+//!    then per major the in-memory conversion's own kernel (a stable sort
+//!    by minor and a left-to-right sum of duplicates); the bucket's part
+//!    of every section is appended to the output at its offset in the
+//!    file's layout and hashed as it goes. A bucket over its share of the
+//!    budget (skewed rows) is split in two or more once more.
+//! 3. **Finish** — if duplicates were summed, the sections after the
+//!    first shrunken one move left; the header and the section table
+//!    (with the checksums) go at offset 0.
+//!
+//! The file is byte-identical to the one the in-memory path writes, for
+//! any budget: both sum duplicates in input order with the same kernel
+//! and lay the sections out with the same [`Layout`].
+//!
+//! [`Layout`]: sparsetool_formats::binary::Layout
+
+mod build;
+mod out;
+mod scatter;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use sparsetool_formats::binary::{SectionSpec, SpbError};
+use sparsetool_formats::mm::{EntryBlock, EntryStream, Header, MmError, ReadOptions, Warning};
+use sparsetool_formats::{FormatKind, Index, Scalar};
+
+use out::{fields, SpbOut};
+use scatter::{read_records, record_size, Buckets};
+
+/// Why an out-of-core conversion failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OocError {
+    /// The input could not be read (names the file, and the line where
+    /// it applies).
+    #[error(transparent)]
+    Read(#[from] MmError),
+    /// A temporary or output file could not be written or read.
+    #[error("{path}: {what}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What was being done.
+        what: &'static str,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The disk is full, or too small for the conversion.
+    #[error("{path}: not enough disk space: the conversion needs about {} there, {} {}", human(*needed), human(*available), if *during { "were free when it started" } else { "are free" })]
+    NoSpace {
+        /// The directory or file.
+        path: String,
+        /// Bytes the conversion needs there (an estimate).
+        needed: u64,
+        /// Bytes free there.
+        available: u64,
+        /// The write failed midway (`false`: refused up front).
+        during: bool,
+    },
+    /// What this conversion cannot do out of core.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The output layout could not be computed.
+    #[error(transparent)]
+    Spb(#[from] SpbError),
+    /// A broken invariant of the engine (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn human(b: u64) -> String {
+    sparsetool_formats::alloc::human_bytes(u128::from(b))
+}
+
+impl OocError {
+    pub(crate) fn io(path: &Path, what: &'static str, source: std::io::Error) -> Self {
+        let path = path.display().to_string();
+        if source.kind() == std::io::ErrorKind::StorageFull {
+            return OocError::NoSpace {
+                path,
+                needed: 0,
+                available: 0,
+                during: true,
+            };
+        }
+        OocError::Io { path, what, source }
+    }
+}
+
+/// Memory and scratch space of an out-of-core conversion.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    /// Bytes of memory to stay within (buffers, the bucket being built);
+    /// the input's and output's pages in the page cache are the
+    /// kernel's, not the budget's.
+    pub bytes: u64,
+    /// Where the scratch directory of buckets goes.
+    pub tmp_dir: PathBuf,
+}
+
+/// What an out-of-core conversion wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OocSummary {
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Stored entries of the output.
+    pub nnz: usize,
+    /// Entries read (after symmetric expansion, duplicates included).
+    pub entries: u64,
+    /// Buckets built (splits included).
+    pub buckets: usize,
+    /// Bytes of the output file.
+    pub bytes: u64,
+    /// Warnings of lenient recoveries.
+    pub warnings: Vec<Warning>,
+}
+
+/// An upper estimate of the memory the in-memory path needs to convert a
+/// Matrix Market file with header `h` to `target` (the entries as read,
+/// the CSR and the target), to decide between it and
+/// [`convert_out_of_core`].
+#[must_use]
+pub fn in_memory_estimate<T: Scalar, I: Index>(h: &Header, target: FormatKind) -> u128 {
+    let (isz, vsz) = (
+        std::mem::size_of::<I>() as u128,
+        std::mem::size_of::<T>() as u128,
+    );
+    let e = h.nnz_expanded_max() as u128;
+    let coo = e * (2 * isz + vsz);
+    let csr = (h.nrows as u128 + 1) * isz + e * (isz + vsz);
+    match target {
+        FormatKind::Coo => coo,
+        FormatKind::Csr => coo + csr,
+        _ => coo + 2 * csr,
+    }
+}
+
+/// Whether [`convert_out_of_core`] can convert a file with header `h` to
+/// `target` within `budget` bytes: the rows (CSC: columns) must spread
+/// over at most 4096 buckets whose counters fit the budget. Files with
+/// absurd dimensions (2^63 rows) are left to the in-memory path's own
+/// refusal.
+#[must_use]
+pub fn fits<T, I>(h: &Header, target: FormatKind, budget: u64) -> bool {
+    let plan = Plan::new::<T, I>(budget);
+    let majors = if target == FormatKind::Csc {
+        h.ncols
+    } else {
+        h.nrows
+    };
+    let nb = plan.buckets(h.nnz_expanded_max(), majors);
+    majors.div_ceil(nb) <= plan.bucket_majors
+}
+
+/// The formats [`convert_out_of_core`] writes.
+pub const OOC_FORMATS: [FormatKind; 3] = [FormatKind::Csr, FormatKind::Csc, FormatKind::Coo];
+
+/// Bytes free for an unprivileged user on the file system of `dir`.
+#[must_use]
+pub fn free_space(dir: &Path) -> Option<u64> {
+    let s = nix::sys::statvfs::statvfs(dir).ok()?;
+    Some((s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64))
+}
+
+/// The file system holding `dir` (to add up what two directories on one
+/// file system need).
+fn device_of(dir: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| m.dev())
+}
+
+/// How the budget is spent.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// Bytes of a block of input lines.
+    block: usize,
+    /// Most entries a bucket may hold to be built in memory.
+    bucket_entries: usize,
+    /// Most majors per bucket (their counters).
+    bucket_majors: usize,
+    /// Bytes of a bucket's write buffer.
+    buffer: usize,
+    /// Bytes of a read buffer.
+    chunk: usize,
+}
+
+impl Plan {
+    fn new<T, I>(budget: u64) -> Self {
+        let b = usize::try_from(budget).unwrap_or(usize::MAX);
+        // Build memory per entry: its minor and value; per major: two
+        // counters.
+        let per_entry = std::mem::size_of::<I>() + std::mem::size_of::<T>();
+        let build = b / 10 * 6;
+        Self {
+            block: (b / 16).clamp(64 << 10, 16 << 20),
+            bucket_entries: (build / per_entry).max(1024),
+            bucket_majors: (build / 4 / 16).max(1024),
+            buffer: (b / 4).max(4096),
+            chunk: (b / 32).clamp(16 << 10, 4 << 20),
+        }
+    }
+
+    /// Buckets for `entries` entries over `majors` majors.
+    fn buckets(&self, entries: usize, majors: usize) -> usize {
+        entries
+            .div_ceil(self.bucket_entries)
+            .max(majors.div_ceil(self.bucket_majors))
+            .clamp(1, 4096)
+    }
+}
+
+/// Converts the Matrix Market text read from `input` (plain or gzip;
+/// `name` is used in messages) to a `.spb` file at `out` holding `target`
+/// (one of [`OOC_FORMATS`]), within `budget`. The file is byte-identical
+/// to what the in-memory path writes for the same input and types.
+///
+/// `out` is written in place (the caller writes to a temporary name and
+/// renames). The scratch directory is created in `budget.tmp_dir`,
+/// registered for [`sparsetool_formats::io::remove_pending`] (signals)
+/// and removed on return, success or not.
+///
+/// # Errors
+/// The input's errors (file and line), a full disk (path and bytes
+/// needed; checked up front too), I/O errors, a target this path does not
+/// write ([`OocError::Unsupported`]).
+pub fn convert_out_of_core<T: Scalar, I: Index>(
+    input: impl Read + Send,
+    name: &str,
+    opts: &ReadOptions,
+    target: FormatKind,
+    budget: &Budget,
+    out: &Path,
+) -> Result<OocSummary, OocError> {
+    if !OOC_FORMATS.contains(&target) {
+        return Err(OocError::Unsupported(format!(
+            "out-of-core conversion writes {}; not {target}",
+            OOC_FORMATS.map(|k| k.to_string()).join(", ")
+        )));
+    }
+    let stream = EntryStream::open(input, name, opts)?;
+    let h = *stream.header();
+    let plan = Plan::new::<T, I>(budget.bytes);
+    if !fits::<T, I>(&h, target, budget.bytes) {
+        return Err(OocError::Unsupported(format!(
+            "{name}: {} x {} is too large to convert out of core in {}",
+            h.nrows,
+            h.ncols,
+            human(budget.bytes)
+        )));
+    }
+    check_space::<T, I>(&h, target, budget, out)?;
+    let scratch = tempfile::Builder::new()
+        .prefix(".sparsetool-ooc-")
+        .tempdir_in(&budget.tmp_dir)
+        .map_err(|e| OocError::io(&budget.tmp_dir, "cannot create a scratch directory in", e))?;
+    sparsetool_formats::io::track_pending(scratch.path());
+    let result = run::<T, I>(stream, &h, target, &plan, scratch.path(), out);
+    sparsetool_formats::io::untrack_pending(scratch.path());
+    let dir = scratch.path().to_path_buf();
+    drop(scratch);
+    result.map_err(|e| with_need::<T, I>(e, &h, target, &dir, out))
+}
+
+/// Bytes the scratch directory and the output need (upper estimates
+/// from the header).
+fn needs<T, I>(h: &Header, target: FormatKind) -> (u64, u64) {
+    let e = h.nnz_expanded_max() as u64;
+    let (isz, vsz) = (
+        std::mem::size_of::<I>() as u64,
+        std::mem::size_of::<T>() as u64,
+    );
+    let scratch = e.saturating_mul(record_size::<T, I>() as u64);
+    let majors = if target == FormatKind::Csc {
+        h.ncols
+    } else {
+        h.nrows
+    } as u64;
+    let output = match target {
+        FormatKind::Coo => e.saturating_mul(2 * isz + vsz),
+        _ => e
+            .saturating_mul(isz + vsz)
+            .saturating_add((majors + 1).saturating_mul(isz)),
+    };
+    (scratch, output.saturating_add(4096))
+}
+
+/// Refuses up front when the scratch directory's and the output's file
+/// systems cannot hold what the header says the conversion writes.
+fn check_space<T, I>(
+    h: &Header,
+    target: FormatKind,
+    budget: &Budget,
+    out: &Path,
+) -> Result<(), OocError> {
+    let (scratch, output) = needs::<T, I>(h, target);
+    let out_dir = sparsetool_formats::io::parent_dir(out);
+    let same =
+        device_of(&budget.tmp_dir).is_some() && device_of(&budget.tmp_dir) == device_of(&out_dir);
+    let mut wants = vec![(budget.tmp_dir.clone(), scratch)];
+    if same {
+        // Buckets are deleted as the output grows: the peak is below the
+        // sum, but the sum is what can be promised.
+        wants[0].1 = scratch.saturating_add(output);
+    } else {
+        wants.push((out_dir, output));
+    }
+    for (dir, needed) in wants {
+        if let Some(available) = free_space(&dir) {
+            if available < needed {
+                return Err(OocError::NoSpace {
+                    path: dir.display().to_string(),
+                    needed,
+                    available,
+                    during: false,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fills in what a disk-full error midway needed and had.
+fn with_need<T, I>(
+    e: OocError,
+    h: &Header,
+    target: FormatKind,
+    scratch: &Path,
+    out: &Path,
+) -> OocError {
+    match e {
+        OocError::NoSpace {
+            path, during: true, ..
+        } => {
+            let (s, o) = needs::<T, I>(h, target);
+            let in_scratch = Path::new(&path).starts_with(scratch);
+            let dir = if in_scratch {
+                scratch.to_path_buf()
+            } else {
+                out.to_path_buf()
+            };
+            OocError::NoSpace {
+                available: free_space(&sparsetool_formats::io::parent_dir(&dir)).unwrap_or(0),
+                path,
+                needed: if in_scratch { s } else { o },
+                during: true,
+            }
+        }
+        e => e,
+    }
+}
+
+/// The scatter pass, then the build.
+fn run<T: Scalar, I: Index>(
+    stream: EntryStream<'_>,
+    h: &Header,
+    target: FormatKind,
+    plan: &Plan,
+    dir: &Path,
+    out: &Path,
+) -> Result<OocSummary, OocError> {
+    let csc = target == FormatKind::Csc;
+    let majors = if csc { h.ncols } else { h.nrows };
+    let coo = target == FormatKind::Coo;
+    let nb = if coo {
+        1
+    } else {
+        plan.buckets(h.nnz_expanded_max(), majors)
+    };
+    // Buffers of a few MB make large sequential writes; more would only
+    // hold memory.
+    let cap = (plan.buffer / nb).clamp(4096, 8 << 20);
+    let mut main = Buckets::new(dir, "b", 0, majors.max(1), nb, cap);
+    // COO: the mirrors go after every stored entry, as the reader puts them.
+    let mut mirrors = Buckets::new(dir, "m", 0, majors.max(1), 1, cap);
+    let mut failed = None;
+    let mut entries = 0u64;
+    let read = stream.for_each_block::<T, I>(plan.block, |b: EntryBlock<'_, T, I>| {
+        let r = (|| {
+            let (sr, sc, sv) = b.stored;
+            let (mr, mc, mv) = b.mirrored;
+            entries += (sv.len() + mv.len()) as u64;
+            if csc {
+                push_all(&mut main, sc, sr, sv)?;
+                push_all(&mut main, mc, mr, mv)
+            } else {
+                push_all(&mut main, sr, sc, sv)?;
+                push_all(if coo { &mut mirrors } else { &mut main }, mr, mc, mv)
+            }
+        })();
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let warnings = read?;
+    main.finish()?;
+    mirrors.finish()?;
+    if entries > I::MAX_USIZE as u64 {
+        return Err(OocError::Read(MmError::new(
+            "",
+            None,
+            sparsetool_formats::mm::MmErrorKind::IndexOverflow {
+                what: "nnz after symmetric expansion",
+                value: u128::from(entries),
+                index: I::NAME,
+            },
+        )));
+    }
+    let e = entries as usize;
+    let (nnz, buckets, bytes) = if coo {
+        let bytes = write_coo::<T, I>(h, [&main, &mirrors], e, plan, out)?;
+        (e, 1, bytes)
+    } else {
+        write_compressed::<T, I>(h, target, &main, e, plan, out)?
+    };
+    Ok(OocSummary {
+        nrows: h.nrows,
+        ncols: h.ncols,
+        nnz,
+        entries,
+        buckets,
+        bytes,
+        warnings,
+    })
+}
+
+fn push_all<T: Scalar, I: Index>(
+    b: &mut Buckets,
+    major: &[I],
+    minor: &[I],
+    v: &[T],
+) -> Result<(), OocError> {
+    for ((&i, &j), &x) in major.iter().zip(minor).zip(v) {
+        b.push(i, j, x)?;
+    }
+    Ok(())
+}
+
+/// COO: the entries in the reader's order, three sections.
+fn write_coo<T: Scalar, I: Index>(
+    h: &Header,
+    parts: [&Buckets; 2],
+    e: usize,
+    plan: &Plan,
+    out: &Path,
+) -> Result<u64, OocError> {
+    let n = e as u64;
+    let mut o = SpbOut::create(out, &specs::<T, I>(["rows", "cols"], [n, n])?)?;
+    sparsetool_formats::progress::CONVERT.start(2);
+    let cap = (plan.chunk / record_size::<T, I>()).max(1);
+    let (mut r, mut c, mut v) = (
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+        Vec::with_capacity(cap),
+    );
+    for part in parts {
+        let path = part.path(0);
+        let flush = |r: &mut Vec<I>,
+                     c: &mut Vec<I>,
+                     v: &mut Vec<T>,
+                     o: &mut SpbOut|
+         -> Result<(), OocError> {
+            o.append(0, r)?;
+            o.append(1, c)?;
+            o.append(2, v)?;
+            r.clear();
+            c.clear();
+            v.clear();
+            Ok(())
+        };
+        read_records::<T, I>(&path, plan.chunk, |i, j, x| {
+            r.push(i);
+            c.push(j);
+            v.push(x);
+            if v.len() == cap {
+                flush(&mut r, &mut c, &mut v, &mut o)?;
+            }
+            Ok(())
+        })?;
+        flush(&mut r, &mut c, &mut v, &mut o)?;
+        let _ = std::fs::remove_file(&path);
+        sparsetool_formats::progress::CONVERT.add(1);
+    }
+    o.finish(
+        &fields::<T, I>(FormatKind::Coo, h.nrows, h.ncols, n, (0, 0))?,
+        &[n, n, n],
+    )
+}
+
+/// Two index sections of `counts` elements, then `values` of as many
+/// as the second.
+fn specs<T: Scalar, I: Index>(
+    names: [&'static str; 2],
+    counts: [u64; 2],
+) -> Result<[SectionSpec; 3], OocError> {
+    let (idx, val) = dtypes::<T, I>()?;
+    Ok([
+        SectionSpec {
+            name: names[0],
+            dtype: idx,
+            count: counts[0],
+        },
+        SectionSpec {
+            name: names[1],
+            dtype: idx,
+            count: counts[1],
+        },
+        SectionSpec {
+            name: "values",
+            dtype: val,
+            count: counts[1],
+        },
+    ])
+}
+
+fn dtypes<T: Scalar, I: Index>() -> Result<
+    (
+        sparsetool_formats::binary::DType,
+        sparsetool_formats::binary::DType,
+    ),
+    OocError,
+> {
+    use sparsetool_formats::binary::DType;
+    let bad = || OocError::Internal("unsupported value or index type".into());
+    Ok((
+        DType::of_index(I::NAME).ok_or_else(bad)?,
+        DType::of_value(T::NAME).ok_or_else(bad)?,
+    ))
+}
+
+/// CSR (CSC: the CSR of the transpose): bucket by bucket.
+fn write_compressed<T: Scalar, I: Index>(
+    h: &Header,
+    target: FormatKind,
+    main: &Buckets,
+    e: usize,
+    plan: &Plan,
+    out: &Path,
+) -> Result<(usize, usize, u64), OocError> {
+    let csc = target == FormatKind::Csc;
+    let majors = if csc { h.ncols } else { h.nrows };
+    let names = if csc {
+        ["col_ptr", "row_idx"]
+    } else {
+        ["row_ptr", "col_idx"]
+    };
+    let counts = [majors as u64 + 1, e as u64];
+    let mut o = SpbOut::create(out, &specs::<T, I>(names, counts)?)?;
+    o.append(0, &[I::default()])?;
+    let mut nnz = 0usize;
+    let mut built = 0usize;
+    sparsetool_formats::progress::CONVERT.start(main.len() as u64);
+    let mut todo: Vec<(PathBuf, (usize, usize), u64, usize)> = Vec::new();
+    for k in (0..main.len()).rev() {
+        todo.push((main.path(k), main.range(k), main.counts[k], 0));
+    }
+    // Depth-first: a bucket too big for the budget is split into
+    // sub-buckets that take its place, in order.
+    while let Some((path, (lo, hi), n, depth)) = todo.pop() {
+        if hi <= lo {
+            continue;
+        }
+        let n = n as usize;
+        if n > plan.bucket_entries && hi - lo > 1 && depth < 8 {
+            let parts = n.div_ceil(plan.bucket_entries).max(2) * 2;
+            let tag = format!(
+                "{}-s",
+                path.file_stem().and_then(|s| s.to_str()).unwrap_or("b")
+            );
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let mut sub = Buckets::new(
+                dir,
+                &tag,
+                lo,
+                hi,
+                parts.min(hi - lo),
+                plan.buffer / parts.max(1),
+            );
+            read_records::<T, I>(&path, plan.chunk, |i, j, v| sub.push(i, j, v))?;
+            sub.finish()?;
+            let _ = std::fs::remove_file(&path);
+            for s in (0..sub.len()).rev() {
+                todo.push((sub.path(s), sub.range(s), sub.counts[s], depth + 1));
+            }
+            continue;
+        }
+        let b = build::build::<T, I>(&path, (lo, hi), n, nnz, plan.chunk)?;
+        let _ = std::fs::remove_file(&path);
+        o.append(0, &b.ptr)?;
+        o.append(1, &b.idx)?;
+        o.append(2, &b.vals)?;
+        nnz += b.idx.len();
+        built += 1;
+        if depth == 0 {
+            sparsetool_formats::progress::CONVERT.add(1);
+        }
+    }
+    let counts = [majors as u64 + 1, nnz as u64, nnz as u64];
+    let f = fields::<T, I>(target, h.nrows, h.ncols, nnz as u64, (0, 0))?;
+    let bytes = o.finish(&f, &counts)?;
+    Ok((nnz, built, bytes))
+}

@@ -1,0 +1,296 @@
+//! Out-of-core conversion with tiny budgets: the `.spb` it writes is
+//! byte-identical to the in-memory path's (load, convert, write_spb), for
+//! every format it writes, on the bundled matrices and on made-up ones
+//! with symmetric storage, duplicates, empty rows and a dense row.
+
+use std::path::{Path, PathBuf};
+
+use sparsetool_convert::ooc::{convert_out_of_core, Budget, OocError, OocSummary, OOC_FORMATS};
+use sparsetool_convert::{from_csr, ConvertParams, ToCsr};
+use sparsetool_formats::binary::write_spb;
+use sparsetool_formats::io::{load, Input, LoadOptions};
+use sparsetool_formats::mm::{MmErrorKind, ReadOptions};
+use sparsetool_formats::{AnyMatrix, Complex64, FormatKind, Index, Scalar};
+
+/// What `sparsetool convert` writes in memory.
+fn in_memory<T: Scalar, I: Index>(path: &Path, target: FormatKind) -> Vec<u8> {
+    let opts = LoadOptions {
+        lenient: lenient(path),
+        ..LoadOptions::default()
+    };
+    let m = load::<T, I>(&Input::Path(path.into()), &opts)
+        .unwrap()
+        .matrix;
+    let out = if m.kind() == FormatKind::Coo && target == FormatKind::Coo {
+        m
+    } else {
+        let csr = m.try_into_csr().unwrap();
+        if target == FormatKind::Csr {
+            AnyMatrix::Csr(csr)
+        } else {
+            from_csr(&csr, target, &ConvertParams::default()).unwrap()
+        }
+    };
+    let mut buf = Vec::new();
+    write_spb(&mut buf, out.as_ref()).unwrap();
+    buf
+}
+
+/// The out-of-core bytes and the number of buckets built.
+fn out_of_core<T: Scalar, I: Index>(
+    path: &Path,
+    target: FormatKind,
+    budget: u64,
+) -> (Vec<u8>, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.spb");
+    let f = std::fs::File::open(path).unwrap();
+    let b = Budget {
+        bytes: budget,
+        tmp_dir: dir.path().to_path_buf(),
+    };
+    let opts = ReadOptions {
+        lenient: lenient(path),
+        ..ReadOptions::default()
+    };
+    let s = convert_out_of_core::<T, I>(f, "m.mtx", &opts, target, &b, &out)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(s.bytes, bytes.len() as u64);
+    // Nothing left in the scratch directory's parent but the output.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    (bytes, s.buckets)
+}
+
+/// The lenient recoveries that need every entry at once (0-based
+/// indices, both triangles stored) are refused out of core, with a reason.
+fn needs_whole_file(path: &Path) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Budget {
+        bytes: 1 << 20,
+        tmp_dir: dir.path().to_path_buf(),
+    };
+    let opts = ReadOptions {
+        lenient: lenient(path),
+        ..ReadOptions::default()
+    };
+    let f = std::fs::File::open(path).unwrap();
+    let r = convert_out_of_core::<f64, i64>(
+        f,
+        "m",
+        &opts,
+        FormatKind::Csr,
+        &b,
+        &dir.path().join("o.spb"),
+    );
+    match r {
+        Err(OocError::Read(e)) => {
+            let opts = LoadOptions {
+                lenient: lenient(path),
+                ..LoadOptions::default()
+            };
+            match load::<f64, i64>(&Input::Path(path.into()), &opts) {
+                // An invalid file: the same error (kind and line) both ways.
+                Err(sparsetool_formats::io::Error::Mm(m)) => {
+                    assert_eq!(
+                        (m.kind().to_string(), m.line()),
+                        (e.kind().to_string(), e.line())
+                    );
+                }
+                _ => assert!(
+                    matches!(e.kind(), MmErrorKind::ScanUnsupported { .. }),
+                    "{e}"
+                ),
+            }
+            true
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => false,
+    }
+}
+
+/// The quirky files need `--lenient`.
+fn lenient(path: &Path) -> bool {
+    path.to_string_lossy().contains("quirks")
+}
+
+fn same<T: Scalar, I: Index>(path: &Path, budget: u64) -> usize {
+    let mut most = 0;
+    if needs_whole_file(path) {
+        return 0;
+    }
+    for target in OOC_FORMATS {
+        let want = in_memory::<T, I>(path, target);
+        let (got, buckets) = out_of_core::<T, I>(path, target, budget);
+        assert!(got == want, "{} to {target}: bytes differ", path.display());
+        most = most.max(buckets);
+    }
+    most
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/matrices");
+    let mut v = Vec::new();
+    for d in ["real", "quirks", "seed"] {
+        for e in std::fs::read_dir(root.join(d)).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.to_string_lossy().to_string();
+            if name.ends_with(".mtx") || name.ends_with(".mtx.gz") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+fn is_array(p: &Path) -> bool {
+    let h = sparsetool_formats::io::read_mm_header(&Input::Path(p.into()), &LoadOptions::default());
+    matches!(h, Ok((h, _)) if h.format == sparsetool_formats::mm::MmFormat::Array)
+}
+
+fn is_complex(p: &Path) -> bool {
+    let h = sparsetool_formats::io::read_mm_header(&Input::Path(p.into()), &LoadOptions::default());
+    matches!(h, Ok((h, _)) if h.field == sparsetool_formats::mm::MmField::Complex)
+}
+
+#[test]
+fn bundled_matrices_are_byte_identical_with_a_256k_budget() {
+    let mut split = false;
+    for p in fixtures() {
+        if is_array(&p) {
+            continue;
+        }
+        let buckets = if is_complex(&p) {
+            same::<Complex64, i32>(&p, 256 << 10)
+        } else {
+            same::<f64, i32>(&p, 256 << 10)
+        };
+        split |= buckets > 4;
+    }
+    assert!(
+        split,
+        "no fixture needed several buckets: the budget is too large to test anything"
+    );
+}
+
+#[test]
+fn other_types_are_byte_identical() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/matrices/real");
+    same::<f32, i64>(&root.join("bcsstk13.mtx.gz"), 128 << 10);
+    same::<f32, i32>(&root.join("arrow.mtx.gz"), 128 << 10);
+}
+
+/// A file of `text` in a temporary directory.
+fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Duplicates (summed in input order: the sums are not associative in
+/// floating point), empty rows, a dense row, in every symmetry.
+fn made_up(sym: &str, field: &str) -> String {
+    let n = 3000;
+    let mut lines = Vec::new();
+    let v = |k: usize, diagonal: bool| {
+        let x = 0.1 + (k % 97) as f64 * 1e-3 + 1e16 * ((k % 3) as f64);
+        if field == "complex" {
+            let im = if diagonal { 0.0 } else { k as f64 * 0.5 };
+            format!("{x} {im}")
+        } else {
+            format!("{x}")
+        }
+    };
+    let mut k = 0;
+    // A dense row (row 1500 in the lower triangle: columns 1..=1500; and
+    // all of them for general files).
+    let dense_to = if sym == "general" { n } else { 1500 };
+    for j in 1..=dense_to {
+        if sym == "skew-symmetric" && j == 1500 {
+            continue;
+        }
+        lines.push(format!("1500 {j} {}", v(k, j == 1500)));
+        k += 1;
+    }
+    // Scattered entries, every third row empty, many duplicates.
+    for r in 1..=n {
+        if r % 3 == 0 {
+            continue;
+        }
+        for t in 0..3 {
+            let c = 1 + (r * 7 + t * 13) % r.max(1);
+            if sym != "general" && c >= r {
+                continue;
+            }
+            for _dup in 0..(1 + (r + t) % 3) {
+                lines.push(format!("{r} {c} {}", v(k, r == c)));
+                k += 1;
+            }
+        }
+    }
+    format!(
+        "%%MatrixMarket matrix coordinate {field} {sym}\n% made up\n{n} {n} {}\n{}\n",
+        lines.len(),
+        lines.join("\n")
+    )
+}
+
+#[test]
+fn symmetric_duplicates_empty_rows_dense_row() {
+    let dir = tempfile::tempdir().unwrap();
+    for sym in ["general", "symmetric", "skew-symmetric"] {
+        let p = file(dir.path(), &format!("{sym}.mtx"), &made_up(sym, "real"));
+        assert!(same::<f64, i32>(&p, 64 << 10) > 1, "{sym}");
+    }
+    let p = file(dir.path(), "herm.mtx", &made_up("hermitian", "complex"));
+    same::<Complex64, i64>(&p, 64 << 10);
+    // gzip, as a stream.
+    let gz = dir.path().join("sym.mtx.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, made_up("symmetric", "real").as_bytes()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    same::<f64, i32>(&gz, 64 << 10);
+}
+
+/// `path` converted to `target` at `out` (f64, i32) with a 64 KiB budget
+/// and its scratch directory in `scratch`.
+fn convert_small(
+    path: &Path,
+    scratch: &Path,
+    target: FormatKind,
+    out: &Path,
+) -> Result<OocSummary, OocError> {
+    let b = Budget {
+        bytes: 64 << 10,
+        tmp_dir: scratch.to_path_buf(),
+    };
+    let name = path.file_name().unwrap().to_string_lossy();
+    let f = std::fs::File::open(path).unwrap();
+    convert_out_of_core::<f64, i32>(f, &name, &ReadOptions::default(), target, &b, out)
+}
+
+#[test]
+fn bad_input_is_an_error_naming_the_line_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    let text = made_up("general", "real").replacen("1500 7 ", "1500 x7 ", 1);
+    let p = file(dir.path(), "bad.mtx", &text);
+    let e = convert_small(&p, &scratch, FormatKind::Csr, &dir.path().join("out.spb")).unwrap_err();
+    assert!(
+        matches!(&e, OocError::Read(m) if m.line() == Some(10)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("bad.mtx"), "{e}");
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+}
+
+#[test]
+fn a_format_it_does_not_write_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(dir.path(), "a.mtx", &made_up("general", "real"));
+    let e = convert_small(&p, dir.path(), FormatKind::Jds, &dir.path().join("o.spb"));
+    assert!(matches!(e, Err(OocError::Unsupported(_))));
+}

@@ -1,0 +1,416 @@
+//! `sparsetool bench --gpus N`: the multi-GPU SpMV beside the best one-GPU
+//! layout of the same run, with the exchange's share, the bytes moved and
+//! the parallel efficiency.
+//!
+//! Method: every SpMV (distributed or one-GPU) is timed the same way, by the
+//! host clock around one SpMV and a synchronisation of every stream of every
+//! device used, after a warm-up of at least [`DistBenchOptions::warmup_ms`];
+//! the median of [`DistBenchOptions::reps`] runs is reported. The one-GPU
+//! baseline is the same machinery with one part on the first device (no
+//! exchange, no ghost block), in each of the best-predicted layouts of the
+//! whole matrix (one per format), each with its kernel
+//! ([`super::kernel_for`]). The exchange alone (gathers, copies and NCCL,
+//! no product) and the products alone (local and ghost blocks, no exchange)
+//! are timed the same way: `exchange_share` is the exchange's time over the
+//! full SpMV's.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use sparsetool_analyze::bench::{median_min, random_x};
+use sparsetool_analyze::partition::{Partition, PartitionOptions};
+use sparsetool_analyze::recommend::rank_layouts;
+use sparsetool_analyze::{CostModel, Features, RowLengths, TimeModel};
+use sparsetool_convert::ConvertParams;
+use sparsetool_formats::{Csr, Index, Layout, Scalar};
+
+use super::{DistOptions, DistributedMatrix};
+use crate::reference::{rel_error, spmv_ref, tolerance};
+use crate::GpuError;
+
+/// What to time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistBenchOptions {
+    /// Timed SpMVs per configuration (the median is reported).
+    pub reps: usize,
+    /// Untimed SpMVs before timing, for at least this long (ms).
+    pub warmup_ms: f64,
+    /// One-GPU baselines: the best-predicted layout of this many formats.
+    pub baseline_formats: usize,
+    /// Also time an equal-rows partition of the same part count.
+    pub equal_rows: bool,
+    /// Seed of the random `x`.
+    pub seed: u64,
+}
+
+impl Default for DistBenchOptions {
+    fn default() -> Self {
+        Self {
+            reps: 20,
+            warmup_ms: 25.0,
+            baseline_formats: 3,
+            equal_rows: false,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// One part in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistPartReport {
+    /// Part number.
+    pub part: usize,
+    /// Device index (into [`DistBenchReport::devices`]).
+    pub device: usize,
+    /// Rows.
+    pub rows: usize,
+    /// Entries.
+    pub nnz: u64,
+    /// Ghost columns (`x` entries received).
+    pub ghost_cols: u64,
+    /// Local block layout.
+    pub layout: Layout,
+    /// Its kernel.
+    pub kernel: String,
+    /// Predicted µs (local + ghost).
+    pub predicted_us: f64,
+}
+
+/// One timed one-GPU layout.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SingleGpuResult {
+    /// The layout.
+    pub layout: Layout,
+    /// Its kernel.
+    pub kernel: String,
+    /// Median ms per SpMV.
+    pub ms: f64,
+}
+
+/// `sparsetool bench --gpus N --json` (documented in `docs/cli.md`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistBenchReport {
+    /// Device names, one per device used.
+    pub devices: Vec<String>,
+    /// Value type.
+    pub dtype: String,
+    /// Rows.
+    pub nrows: usize,
+    /// Columns.
+    pub ncols: usize,
+    /// Entries.
+    pub nnz: usize,
+    /// Parts.
+    pub parts: usize,
+    /// Timed runs per configuration.
+    pub reps: usize,
+    /// Per part.
+    pub part_info: Vec<DistPartReport>,
+    /// Median ms of one distributed SpMV.
+    pub dist_ms: f64,
+    /// Fastest of the timed runs, ms.
+    pub dist_min_ms: f64,
+    /// Median ms of the exchange alone.
+    pub exchange_ms: f64,
+    /// Median ms of the products alone (local + ghost, no exchange).
+    pub compute_ms: f64,
+    /// `exchange_ms / dist_ms`.
+    pub exchange_share: f64,
+    /// Bytes between devices per SpMV (NCCL).
+    pub nccl_bytes: u64,
+    /// Bytes of the whole plan per SpMV (same-device copies included).
+    pub exchange_bytes: u64,
+    /// The one-GPU layouts timed on the first device.
+    pub single_gpu: Vec<SingleGpuResult>,
+    /// The fastest of them, ms.
+    pub best_single_ms: f64,
+    /// Its layout.
+    pub best_single_layout: Option<Layout>,
+    /// `best_single_ms / dist_ms`.
+    pub speedup: f64,
+    /// `speedup / devices`.
+    pub parallel_efficiency: f64,
+    /// Median ms of an equal-rows partition of the same part count (when
+    /// asked for).
+    pub equal_rows_ms: Option<f64>,
+    /// Relative error of the distributed `y` against an f64 CPU reference.
+    pub rel_error: f64,
+    /// The tolerance it is held to.
+    pub tolerance: f64,
+    /// `rel_error <= tolerance`.
+    pub ok: bool,
+}
+
+/// Median and minimum ms of `reps` calls of `run` (which must wait for the
+/// GPUs before returning), after warming up.
+fn time(
+    reps: usize,
+    warmup_ms: f64,
+    mut run: impl FnMut() -> Result<(), GpuError>,
+) -> Result<(f64, f64), GpuError> {
+    let start = Instant::now();
+    let mut n = 0;
+    while n < 2 || start.elapsed().as_secs_f64() * 1e3 < warmup_ms {
+        run()?;
+        n += 1;
+    }
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        run()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median_min(&times).unwrap_or((f64::NAN, f64::NAN)))
+}
+
+/// The best-predicted layout of each of the first `n` formats for the whole
+/// matrix.
+fn top_layouts<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    n: usize,
+    value_bytes: u64,
+) -> Result<Vec<Layout>, GpuError> {
+    let rl = RowLengths::from_csr(a).map_err(|e| GpuError::Distributed(e.to_string()))?;
+    let f = Features::new(&rl, value_bytes);
+    let mut out: Vec<Layout> = Vec::new();
+    for (i, _) in rank_layouts(&f, TimeModel::calibrated(), &CostModel::default()) {
+        let l = f.candidates[i].layout;
+        if out.len() >= n.max(1) {
+            break;
+        }
+        if out.iter().all(|o| o.kind() != l.kind()) {
+            out.push(l);
+        }
+    }
+    if out.is_empty() {
+        out.push(Layout::Csr);
+    }
+    Ok(out)
+}
+
+/// Times the multi-GPU SpMV of `a` under `opts` against the best one-GPU
+/// layouts on `opts.devices[0]` (see the module docs).
+///
+/// # Errors
+/// As [`DistributedMatrix::new`]; [`GpuError::Distributed`] when no
+/// one-GPU layout could be built.
+pub fn bench_distributed<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    opts: &DistOptions,
+    bopts: &DistBenchOptions,
+) -> Result<DistBenchReport, GpuError> {
+    let dtype = super::real_type::<T>()?;
+    let vb = dtype.size() as u64;
+    let x: Vec<T> = random_x(a.ncols(), bopts.seed);
+    let y_ref = spmv_ref(a, &x);
+    let tol = tolerance(dtype.precision, a.max_row_len());
+    let (reps, warm) = (bopts.reps, bopts.warmup_ms);
+
+    let mut m = DistributedMatrix::new(a, opts)?;
+    m.set_x(&x)?;
+    m.spmv()?;
+    m.synchronize()?;
+    let y: Vec<T> = m.gather_y()?;
+    let err = rel_error(&y, &y_ref);
+    let (dist_ms, dist_min_ms) = time(reps, warm, || {
+        m.spmv()?;
+        m.synchronize()
+    })?;
+    let (exchange_ms, _) = time(reps, warm, || {
+        m.enqueue(true, false)?;
+        m.synchronize()
+    })?;
+    let (compute_ms, _) = time(reps, warm, || {
+        m.enqueue(false, true)?;
+        m.synchronize()
+    })?;
+    let devices: Vec<String> = (0..m.devices())
+        .map(|d| m.device_name(d).to_string())
+        .collect();
+    let layouts = m.part_layouts();
+    let part_info = m
+        .partition()
+        .parts
+        .iter()
+        .zip(&layouts)
+        .map(|(p, &(device, layout, kernel))| DistPartReport {
+            part: p.part,
+            device,
+            rows: p.rows,
+            nnz: p.nnz,
+            ghost_cols: p.ghost_cols,
+            layout,
+            kernel: kernel.to_string(),
+            predicted_us: p.predicted_us,
+        })
+        .collect();
+    let nccl_bytes = m.nccl_bytes();
+    let exchange_bytes = m.partition().exchange_bytes;
+    let ndev = m.devices();
+    drop(m);
+
+    let equal_rows_ms = if bopts.equal_rows && opts.parts > 1 {
+        let n = opts.parts;
+        let cuts: Vec<usize> = (0..=n).map(|k| k * a.nrows() / n).collect();
+        let popts = PartitionOptions {
+            value_bytes: vb,
+            ..PartitionOptions::default()
+        };
+        let p =
+            Partition::with_bounds(a.nrows(), a.ncols(), a.row_ptr(), a.col_idx(), cuts, &popts)
+                .map_err(|e| GpuError::Distributed(e.to_string()))?;
+        let mut e = DistributedMatrix::with_partition(a, p, opts)?;
+        e.set_x(&x)?;
+        Some(
+            time(reps, warm, || {
+                e.spmv()?;
+                e.synchronize()
+            })?
+            .0,
+        )
+    } else {
+        None
+    };
+
+    let mut single_gpu = Vec::new();
+    let mut reasons = Vec::new();
+    for layout in top_layouts(a, bopts.baseline_formats, vb)? {
+        let one = DistOptions {
+            parts: 1,
+            devices: opts.devices[..1].to_vec(),
+            format: Some(layout.kind()),
+            params: ConvertParams {
+                allow_fill: true,
+                ..ConvertParams::for_layout(&layout)
+            },
+            refine: 0,
+        };
+        let whole = Partition::with_bounds(
+            a.nrows(),
+            a.ncols(),
+            a.row_ptr(),
+            a.col_idx(),
+            vec![0, a.nrows()],
+            &PartitionOptions {
+                value_bytes: vb,
+                refine: 0,
+                ..PartitionOptions::default()
+            },
+        )
+        .map_err(|e| GpuError::Distributed(e.to_string()))?;
+        match DistributedMatrix::with_partition(a, whole, &one) {
+            Ok(mut s) => {
+                s.set_x(&x)?;
+                let kernel = s.part_layouts()[0].2.to_string();
+                let (ms, _) = time(reps, warm, || {
+                    s.spmv()?;
+                    s.synchronize()
+                })?;
+                single_gpu.push(SingleGpuResult { layout, kernel, ms });
+            }
+            Err(e) => reasons.push(format!("{layout}: {e}")),
+        }
+    }
+    let best = single_gpu
+        .iter()
+        .min_by(|p, q| p.ms.total_cmp(&q.ms))
+        .cloned()
+        .ok_or_else(|| {
+            GpuError::Distributed(format!(
+                "no one-GPU baseline could be built ({})",
+                reasons.join("; ")
+            ))
+        })?;
+    let speedup = best.ms / dist_ms;
+    Ok(DistBenchReport {
+        devices,
+        dtype: dtype.name().to_string(),
+        nrows: a.nrows(),
+        ncols: a.ncols(),
+        nnz: a.nnz(),
+        parts: opts.parts,
+        reps,
+        part_info,
+        dist_ms,
+        dist_min_ms,
+        exchange_ms,
+        compute_ms,
+        exchange_share: exchange_ms / dist_ms,
+        nccl_bytes,
+        exchange_bytes,
+        single_gpu,
+        best_single_ms: best.ms,
+        best_single_layout: Some(best.layout),
+        speedup,
+        parallel_efficiency: speedup / ndev as f64,
+        equal_rows_ms,
+        rel_error: err,
+        tolerance: tol,
+        ok: err <= tol,
+    })
+}
+
+impl DistBenchReport {
+    /// The text `bench --gpus` prints.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "multi-GPU SpMV: {} x {}, {} entries, {}, {} parts on {} device(s) ({})\n",
+            self.nrows,
+            self.ncols,
+            self.nnz,
+            self.dtype,
+            self.parts,
+            self.devices.len(),
+            self.devices.join(", ")
+        );
+        s.push_str(&format!(
+            "{:>4} {:>6} {:>12} {:>12} {:>10} {:>14}  {:<14} {}\n",
+            "part", "device", "rows", "nnz", "ghost_cols", "predicted_us", "layout", "kernel"
+        ));
+        for p in &self.part_info {
+            let DistPartReport {
+                part,
+                device,
+                rows,
+                nnz,
+                ghost_cols,
+                ..
+            } = p;
+            let (t, layout, kernel) = (p.predicted_us, p.layout.to_string(), &p.kernel);
+            s.push_str(&format!(
+                "{part:>4} {device:>6} {rows:>12} {nnz:>12} {ghost_cols:>10} "
+            ));
+            s.push_str(&format!("{t:>14.1}  {layout:<14} {kernel}\n"));
+        }
+        for r in &self.single_gpu {
+            s.push_str(&format!(
+                "1 GPU  {:<14} {:<14} {:>10.4} ms\n",
+                r.layout.to_string(),
+                r.kernel,
+                r.ms
+            ));
+        }
+        s.push_str(&format!(
+            "{} GPUs {:>10.4} ms (exchange alone {:.4} ms, {:.1} % of it; products alone {:.4} ms)\n",
+            self.devices.len(),
+            self.dist_ms,
+            self.exchange_ms,
+            100.0 * self.exchange_share,
+            self.compute_ms
+        ));
+        if let Some(e) = self.equal_rows_ms {
+            s.push_str(&format!("equal-rows partition {e:.4} ms\n"));
+        }
+        s.push_str(&format!(
+            "speedup {:.2}x over the best 1-GPU layout ({}), parallel efficiency {:.1} %, {} bytes between devices per SpMV, error {:.2e} ({})\n",
+            self.speedup,
+            self.best_single_layout.map(|l| l.to_string()).unwrap_or_default(),
+            100.0 * self.parallel_efficiency,
+            self.nccl_bytes,
+            self.rel_error,
+            if self.ok { "ok" } else { "FAILED" }
+        ));
+        s
+    }
+}
