@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Refits the time model of `sparsetool analyze` to the corpus benchmark results and regenerates
-# docs/recommendation.md (no GPU needed: it reads bench/results). The results come from
-# scripts/gpu-corpus.sh on the GPU machine (see BENCHMARKS.md, issue 8).
-#   bash scripts/calibrate.sh
+# Refits the device profiles of `sparsetool analyze` to corpus benchmark results and regenerates
+# docs/recommendation.md (no GPU needed: it reads bench/results). Corpus results come from
+# scripts/gpu-corpus.sh on the GPU machine, quick profiles from scripts/gpu-calibrate.sh
+# (`sparsetool calibrate`); see BENCHMARKS.md.
+#   bash scripts/calibrate.sh                      the shipped H100 and H200 profiles and the report
+#   bash scripts/calibrate.sh DIR OUT.json [NAME]  fit any corpus folder (every run trains) into OUT.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RESULTS=${RESULTS:-bench/results/2026-11-22-h100-corpus5}
+EX=(cargo run -q -p sparsetool-analyze --example calibrate --)
+if [ $# -ge 2 ]; then
+    "${EX[@]}" --results "$1" --model "$2" --name "${3:-$(basename "$2" .json)}" --report /dev/null
+    exit
+fi
+RESULTS=${RESULTS:-bench/results/2026-11-23-h100-corpus}
 REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
-# the run the repeat repeats, with the same binaries (533167a; corpus5 adds only the f64 L2 hint of the COO kernels)
+# the run-to-run noise: an earlier H100 corpus (533167a) and its repeat with the same binaries
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
+H200=${H200:-bench/results/2026-11-23-h200-corpus}
+H100_QUICK=${H100_QUICK:-bench/results/2026-11-23-h100-calibrate/h100-quick.json}
+H200_QUICK=${H200_QUICK:-bench/results/2026-11-23-h200-calibrate/h200-quick.json}
 # Held out of the fit: half of the real matrices (every other one, by name) and three generated
 # families (circuit-like, power-law alpha 2.5 and FEM-like) at every size.
 HOLDOUT=${HOLDOUT:-real-add32,real-bcsstk13,real-cryg2500,real-Groebner_id2003_aug,real-luxembourg,real-memplus_rhs1,real-rajat01,real-CA-HepPh,circ-,pl25-,fem-}
-cargo run --release -q -p sparsetool-analyze --example calibrate -- \
+"${EX[@]}" \
     --results "$RESULTS" --repeat "$REPEAT" --repeat-of "$REPEAT_OF" --holdout "$HOLDOUT" \
-    --model analyze/calibration/h100.json --report docs/recommendation.md
+    --model analyze/calibration/h100.json --name h100 --compare "quick=$H100_QUICK" \
+    --gpu "h200=$H200,model=analyze/calibration/h200.json,quick=$H200_QUICK" \
+    --report docs/recommendation.md

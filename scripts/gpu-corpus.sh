@@ -6,6 +6,7 @@
 #   PART=i/n    run the generated matrices whose line number is i mod n (default 1/1)
 #   REAL=0      skip the real matrices           BUDGET=540   seconds before it stops starting
 #   REPS=20     timed launches per kernel        ONLY="l2d-1m uni-8m"   just these names
+#   SKIP="dense-8m circ-50m"   leave these names out
 # Results go to bench/results/<date>-<device>-corpus/ in the repository (see BENCHMARKS.md).
 set -uo pipefail
 ST=${ST:-.device/bin/sparsetool}
@@ -45,6 +46,7 @@ while read -r name kind rows cols k alpha maxlen; do
     n=$((n + 1))
     [ $(((n - 1) % pn)) -eq $((pi - 1)) ] || continue
     if [ -n "${ONLY:-}" ] && ! grep -qw -- "$name" <<< "$ONLY"; then continue; fi
+    if [ -n "${SKIP:-}" ] && grep -qw -- "$name" <<< "$SKIP"; then continue; fi
     if [ "$(left)" -lt 30 ]; then echo "budget: skipped $name" | tee -a "$LOG"; continue; fi
     args=("$kind" --rows "$rows" --nnz-per-row "$k" --seed 1)
     [ "$cols" != - ] && args+=(--cols "$cols")

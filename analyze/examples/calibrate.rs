@@ -6,7 +6,8 @@
 //!     --results bench/results/2026-11-22-h100-corpus2 \
 //!     [--repeat DIR2 [--repeat-of DIR1]] \
 //!     --holdout real-,circ-,pl25-,fem- \
-//!     --model analyze/calibration/h100.json --report docs/recommendation.md
+//!     --model analyze/calibration/h100.json --report docs/recommendation.md \
+//!     [--name h100] [--compare quick=OTHER_PROFILE.json ...]
 //! ```
 //! (`scripts/calibrate.sh` runs exactly this.) The fit sees only the
 //! matrices whose names do not start with a `--holdout` prefix; the report
@@ -206,6 +207,12 @@ fn cross_validated(cases: &[&Case]) -> [(&'static str, Vec<f64>); 3] {
     acc
 }
 
+/// The median, `None` for no values.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
 struct Args {
     results: Vec<PathBuf>,
     repeat: Option<PathBuf>,
@@ -213,6 +220,108 @@ struct Args {
     holdout: Vec<String>,
     model: Option<PathBuf>,
     report: Option<PathBuf>,
+    /// The profile's name.
+    name: Option<String>,
+    /// Other profiles scored on the same runs: (label, file).
+    compare: Vec<(String, PathBuf)>,
+    /// Other GPUs for the per-GPU table: (label, corpus results, model
+    /// output, quick profile).
+    gpus: Vec<OtherGpu>,
+}
+
+/// `--gpu LABEL=RESULTS[,model=OUT.json][,quick=QUICK.json]`.
+struct OtherGpu {
+    label: String,
+    results: PathBuf,
+    model: Option<PathBuf>,
+    quick: Option<PathBuf>,
+}
+
+impl OtherGpu {
+    fn parse(v: &str) -> Result<Self, String> {
+        let (label, rest) = v
+            .split_once('=')
+            .ok_or("--gpu takes LABEL=RESULTS[,model=OUT][,quick=FILE]")?;
+        let mut parts = rest.split(',');
+        let mut g = OtherGpu {
+            label: label.to_string(),
+            results: parts.next().unwrap_or_default().into(),
+            model: None,
+            quick: None,
+        };
+        for p in parts {
+            match p.split_once('=') {
+                Some(("model", f)) => g.model = Some(f.into()),
+                Some(("quick", f)) => g.quick = Some(f.into()),
+                _ => return Err(format!("--gpu: unknown part {p}")),
+            }
+        }
+        Ok(g)
+    }
+}
+
+/// Held-out slowdowns of the recommendation under `model`.
+fn held_slowdowns(cases: &[Case], held: &dyn Fn(&Case) -> bool, model: &TimeModel) -> Vec<f64> {
+    cases
+        .iter()
+        .filter(|c| held(c))
+        .filter_map(|c| outcome(c, model).map(|o| o.slowdown))
+        .collect()
+}
+
+/// One GPU's rows of the per-GPU table: its corpus profile, its quick
+/// profile (if any) and always cuSPARSE CSR, on its own held-out runs.
+fn gpu_rows(
+    out: &mut String,
+    label: &str,
+    cases: &[Case],
+    held: &dyn Fn(&Case) -> bool,
+    corpus: &TimeModel,
+    quick: Option<&(PathBuf, TimeModel)>,
+) {
+    let held_os: Vec<Outcome> = cases
+        .iter()
+        .filter(|c| held(c))
+        .filter_map(|c| outcome(c, corpus))
+        .collect();
+    let base: Vec<f64> = held_os.iter().filter_map(|o| o.base).collect();
+    let mut rows: Vec<(String, Vec<f64>)> = vec![(
+        "corpus profile".into(),
+        held_os.iter().map(|o| o.slowdown).collect(),
+    )];
+    if let Some((p, q)) = quick {
+        rows.push((
+            format!("quick profile (`sparsetool calibrate`, `{}`)", p.display()),
+            held_slowdowns(cases, held, q),
+        ));
+    }
+    rows.push(("always cuSPARSE CSR".into(), base));
+    // the steadier score: every matrix predicted by a fit without it
+    let [(_, cv), ..] = cross_validated(&cases.iter().collect::<Vec<_>>());
+    rows.push((
+        "corpus profile, every matrix left out of its own fit".into(),
+        cv,
+    ));
+    for (who, x) in rows {
+        let s = summarize(&x);
+        let _ = writeln!(
+            out,
+            "| {label} | {who} | {} | {:.1} % | {:.3}x | {:.2}x |",
+            s.n,
+            100.0 * s.within,
+            s.gmean,
+            s.worst
+        );
+    }
+}
+
+/// What a profile's `fitted_on` says about the held-out matrices.
+fn held_text(holdout: &[String]) -> String {
+    if holdout.is_empty() {
+        "none held out".into()
+    } else {
+        format!("held out: names starting with {}", holdout.join(", "))
+    }
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -223,6 +332,9 @@ fn parse_args() -> Result<Args, String> {
         holdout: Vec::new(),
         model: None,
         report: None,
+        name: None,
+        compare: Vec::new(),
+        gpus: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -236,6 +348,13 @@ fn parse_args() -> Result<Args, String> {
             }
             "--model" => a.model = Some(val()?.into()),
             "--report" => a.report = Some(val()?.into()),
+            "--name" => a.name = Some(val()?),
+            "--gpu" => a.gpus.push(OtherGpu::parse(&val()?)?),
+            "--compare" => {
+                let v = val()?;
+                let (label, file) = v.split_once('=').ok_or("--compare takes LABEL=FILE")?;
+                a.compare.push((label.to_string(), file.into()));
+            }
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -283,13 +402,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|p| p.display().to_string())
         .collect();
     let fitted_on = format!(
-        "{} ({} of {} matrix x dtype runs; held out: names starting with {})",
+        "{} ({} of {} matrix x dtype runs; {})",
         dirs.join(", "),
         train.len(),
         cases.len(),
-        args.holdout.join(", ")
+        held_text(&args.holdout)
     );
-    let model = fit(&samples(&train), &device, &fitted_on);
+    let mut model = fit(&samples(&train), &device, &fitted_on);
+    model.name.clone_from(&args.name);
+    model.copy_gbps = median(cases.iter().map(|c| c.run.copy_gbps).collect());
     let json = serde_json::to_string_pretty(&model)? + "\n";
     if let Some(p) = &args.model {
         write_atomic(p, &json)?;
@@ -328,7 +449,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
          load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
          training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
-         `rows` the rows launched, `tail_launch` 1 for a HYB layout whose COO part is not empty (a second launch). \
+         `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
+         and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
+         row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
          cuSPARSE's sliced ELL (`cusparse-sell`, which runs the layout `sell-32-1`) has constants of its own, \
          fitted on its times alone, and a layout's prediction is the smallest of the models that run it. \
          Fitted by relative least squares with non-negative constants on the training \
@@ -360,6 +483,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let all_os: Vec<&Outcome> = outcomes.iter().map(|(_, o)| o).collect();
     summary_rows(&mut r, "held out", &policies(&held_os));
+    for (label, file) in &args.compare {
+        let other = sparsetool_analyze::profile::load(file)?;
+        let x = held_slowdowns(&cases, &held, &other);
+        let who = format!("recommendation, {label} profile (`{}`)", file.display());
+        summary_rows(&mut r, "held out", &[(who.as_str(), x)]);
+    }
     summary_rows(
         &mut r,
         "every matrix, left out of its own fit",
@@ -371,6 +500,60 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "\nTargets (issue 8): within 10 % on >= 95 % of the evaluation matrices, geometric mean <= 1.02x, \
          no case worse than 1.5x.\n"
     );
+
+    if !args.gpus.is_empty() {
+        let _ = writeln!(r, "## Per GPU\n");
+        let _ = writeln!(
+            r,
+            "Each GPU's corpus profile is fitted on its own training runs and scored on its own held-out runs \
+             (the same held-out names). The quick profile is the one `sparsetool calibrate` fitted on that GPU \
+             from its own short suite (none of the held-out families in it). The last row of each GPU is the \
+             leave-one-matrix-out score of its corpus (every run predicted by a fit that never saw its matrix).\n"
+        );
+        let _ = writeln!(
+            r,
+            "| GPU | policy | runs | within 10 % of oracle | geometric-mean slowdown | worst |\n|---|---|---:|---:|---:|---:|"
+        );
+        let quick = match args.compare.first() {
+            Some((_, f)) => Some((f.clone(), sparsetool_analyze::profile::load(f)?)),
+            None => None,
+        };
+        gpu_rows(&mut r, &device, &cases, &held, &model, quick.as_ref());
+        for g in &args.gpus {
+            let gcases = load_dir(&g.results)?;
+            let gtrain: Vec<&Case> = gcases.iter().filter(|c| !held(c)).collect();
+            let gdevice = gcases
+                .first()
+                .map_or(g.label.clone(), |c| c.run.device.clone());
+            let mut gm = fit(
+                &samples(&gtrain),
+                &gdevice,
+                &format!(
+                    "{} ({} of {} matrix x dtype runs; {})",
+                    g.results.display(),
+                    gtrain.len(),
+                    gcases.len(),
+                    held_text(&args.holdout)
+                ),
+            );
+            gm.name = Some(g.label.clone());
+            gm.copy_gbps = median(gcases.iter().map(|c| c.run.copy_gbps).collect());
+            if let Some(p) = &g.model {
+                write_atomic(p, &(serde_json::to_string_pretty(&gm)? + "\n"))?;
+                eprintln!("wrote {}", p.display());
+            }
+            let q = match &g.quick {
+                Some(f) => Some((f.clone(), sparsetool_analyze::profile::load(f)?)),
+                None => None,
+            };
+            gpu_rows(&mut r, &gdevice, &gcases, &held, &gm, q.as_ref());
+        }
+        let _ = writeln!(
+            r,
+            "\nTargets (issue 21), on each GPU: within 10 % on >= 95 % of the held-out runs, geometric mean <= 1.02x, \
+             none worse than 1.3x; the quick profile within 3 points of the corpus profile.\n"
+        );
+    }
 
     if let Some(rep) = &args.repeat {
         let again = load_dir(rep)?;
@@ -455,7 +638,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let _ = writeln!(r, "## Fitted constants (µs)\n");
-    let _ = writeln!(r, "| format | {} |", TERMS.join(" | "));
+    let _ = writeln!(r, "| model | {} |", TERMS.join(" | "));
     let _ = writeln!(r, "|---|{}", "---:|".repeat(TERMS.len()));
     for (f, k) in &model.models {
         let cells: Vec<String> = k.iter().map(|x| format!("{x:.4}")).collect();

@@ -35,6 +35,14 @@ pub enum AnalyzeError {
     /// A buffer sized from the input could not be allocated.
     #[error(transparent)]
     Alloc(#[from] sparsetool_formats::alloc::AllocError),
+    /// A device profile (see [`crate::profile`]) that cannot be used.
+    #[error("{path}: {message}")]
+    Profile {
+        /// The file, or the name asked for.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A value or index byte size the accounting does not know.
     #[error("unsupported {what} size {bytes} bytes (expected {expected})")]
     BadSize {

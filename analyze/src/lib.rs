@@ -15,7 +15,7 @@
 //! | formats | [`formats`] | storage bytes, padding and SpMV bytes of COO, CSR, ELL, HYB, JDS, SELL ([`Formats`], [`sell_slots`]) |
 //! | rules | [`rules`] | HYB width (cost model, CUSP, Ginkgo), SELL C/σ, uneven rows ([`CostModel`], [`recommend_hyb_width`], [`recommend_sell`]) |
 //! | candidates | [`candidates`] | every layout worth weighing (HYB at each rule's width, SELL at several C and σ) with the work it implies ([`Features`], [`Work`]) |
-//! | time model | [`timing`] | predicted µs per layout, fitted to GPU timings ([`TimeModel`], shipped calibration in `analyze/calibration/`) |
+//! | time model | [`timing`], [`profile`] | predicted µs per layout, fitted to GPU timings ([`TimeModel`]); device profiles (shipped in `analyze/calibration/`, or fitted by `sparsetool calibrate`) and which one a prediction uses ([`profile::resolve`]) |
 //! | recommendation | [`recommend`] | the layout with the lowest predicted time and a reason ([`Recommendation`]) |
 //! | bench reports | [`bench`](mod@bench) | the typed `sparsetool bench --json` report ([`BenchReport`], [`SweepReport`]), the one median ([`bench::median_min`]) and `x` generator ([`bench::random_x`]) of every bench |
 //! | output | [`report`], [`plot`] | [`AnalyzeReport`] (serde JSON), [`render_text`], [`write_plot`] (SVG or PNG) |
@@ -77,6 +77,7 @@ pub mod formats;
 pub mod histogram;
 pub mod partition;
 pub mod plot;
+pub mod profile;
 pub mod recommend;
 pub mod report;
 pub mod rows;

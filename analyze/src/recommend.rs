@@ -149,10 +149,11 @@ pub fn recommend(
         })
         .unwrap_or_default();
     let reason = format!(
-        "{}: predicted {} per SpMV on {} ({} moved{runner}); {shape}, ELL would pad {}.",
+        "{}: predicted {} per SpMV on {} (profile {}; {} moved{runner}); {shape}, ELL would pad {}.",
         layout_words(c),
         us(t_best),
         device,
+        time.label(),
         bytes_words(c.work.matrix_bytes.saturating_add(c.work.vector_bytes)),
         pct(f.ell.padding_ratio),
     );

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use crate::candidates::Features;
 use crate::formats::{self, Formats, Shape, Sizes};
 use crate::histogram::{histogram, Bin};
+use crate::profile::ProfileChoice;
 use crate::recommend::{rank_layouts, recommend, Recommendation};
 use crate::rows::RowLengths;
 use crate::rules::{
@@ -18,7 +19,6 @@ use crate::rules::{
     SellCandidate,
 };
 use crate::stats::LengthStats;
-use crate::timing::TimeModel;
 
 /// What a report is built with.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,8 +28,9 @@ pub struct AnalyzeOptions {
     pub sizes: Sizes,
     /// Structural rules (HYB width rule, unevenness, SELL σ tolerance).
     pub model: CostModel,
-    /// The calibrated time model that ranks the layouts.
-    pub time: TimeModel,
+    /// The device profile (calibrated time model) that ranks the layouts,
+    /// and why it was chosen ([`crate::profile::resolve`]).
+    pub profile: ProfileChoice,
 }
 
 impl Default for AnalyzeOptions {
@@ -37,7 +38,7 @@ impl Default for AnalyzeOptions {
         Self {
             sizes: Sizes::default(),
             model: CostModel::default(),
-            time: TimeModel::calibrated().clone(),
+            profile: crate::profile::default_choice(),
         }
     }
 }
@@ -96,6 +97,8 @@ pub struct AnalyzeReport {
     pub layouts: Vec<PredictedLayout>,
     /// The recommended format.
     pub recommendation: Recommendation,
+    /// The device profile the predictions are for, and why.
+    pub profile: ProfileChoice,
 }
 
 impl AnalyzeReport {
@@ -135,7 +138,7 @@ impl AnalyzeReport {
         };
         let marks: Vec<u64> = rules.iter().map(|r| r.width).collect();
         let features = Features::from_parts(rl, s.value, &counts, row_length.clone(), &table);
-        let ranked = rank_layouts(&features, &opts.time, model);
+        let ranked = rank_layouts(&features, &opts.profile.model, model);
         let layouts = ranked
             .iter()
             .map(|&(i, t)| {
@@ -148,7 +151,8 @@ impl AnalyzeReport {
                 }
             })
             .collect();
-        let recommendation = recommend(&row_length, &formats, &features, &opts.time, model);
+        let recommendation =
+            recommend(&row_length, &formats, &features, &opts.profile.model, model);
         Self {
             nrows: shape.nrows,
             ncols: shape.ncols,
@@ -167,6 +171,7 @@ impl AnalyzeReport {
             cost_model: model.clone(),
             layouts,
             recommendation,
+            profile: opts.profile.clone(),
         }
     }
 
@@ -397,6 +402,7 @@ pub fn render_text(r: &AnalyzeReport, name: &str) -> String {
             .collect();
         let _ = writeln!(out, "  predicted µs per SpMV: {}", cells.join(", "));
     }
+    let _ = writeln!(out, "  {}", r.profile.sentence());
     out
 }
 

@@ -56,6 +56,11 @@ pub enum Command {
     Spmv(SpmvArgs),
     /// Time SpMV in every format (and cuSPARSE on a GPU), one table row per kernel.
     Bench(BenchArgs),
+    /// Fit a device profile for this GPU (about a minute): time every format
+    /// on a fixed suite of generated matrices and fit `analyze`'s time model.
+    ///
+    /// Example: `sparsetool calibrate && sparsetool analyze m.mtx`
+    Calibrate(CalibrateArgs),
     /// Write a synthetic matrix (same seed, same matrix on any machine).
     ///
     /// Example: `sparsetool gen laplace2d --rows 1000000 -o lap.mtx`
@@ -230,8 +235,56 @@ pub struct AnalyzeArgs {
     /// ghost columns, bytes sent and received, predicted time and layout.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_PARTS as i64), conflicts_with_all = ["measure", "plot"])]
     pub gpus: Option<u16>,
+    /// The device profile to predict with: a file written by `sparsetool
+    /// calibrate`, a shipped profile (h100, h200) or the name of one of
+    /// yours. Default: your profile of the GPU present (by UUID), else the
+    /// shipped one of its name, else the shipped one closest in copy
+    /// bandwidth; without a GPU, the shipped h100.
+    #[arg(long, value_name = "FILE|NAME")]
+    pub profile: Option<String>,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// `calibrate` arguments.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Write the profile here instead of your cache directory
+    /// ($XDG_CACHE_HOME/sparsetool/profiles/<GPU UUID>.json, where
+    /// `analyze` finds it on this GPU).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the calibration (profile, suite, measured bandwidth and
+    /// latency) as one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// The profile's name (`analyze --profile NAME`).
+    #[arg(long, default_value = "calibrated", value_name = "NAME", value_parser = profile_name)]
+    pub name: String,
+    /// Timed intervals per kernel (median used).
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(3..=MAX_REPS as i64))]
+    pub reps: u32,
+    /// Overwrite --output if it exists (the cache file is always replaced).
+    #[arg(long)]
+    pub force: bool,
+    /// Also keep the raw timings: one `bench --sweep --json` report per
+    /// matrix (`<matrix>-<dtype>.json`) in this directory (created if
+    /// missing), to refit or score profiles later (scripts/calibrate.sh).
+    #[arg(long, value_name = "DIR")]
+    pub save_runs: Option<PathBuf>,
+}
+
+/// A profile name: letters, digits, `-`, `_`, `.`, at most 64.
+fn profile_name(s: &str) -> Result<String, String> {
+    if !s.is_empty()
+        && s.len() <= 64
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        Ok(s.to_string())
+    } else {
+        Err("letters, digits, '-', '_' and '.' only, 1 to 64 of them".into())
+    }
 }
 
 /// The most parts a multi-GPU partition may have.

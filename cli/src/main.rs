@@ -36,6 +36,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Convert(a) => commands::convert::run(&a),
         Command::Spmv(a) => commands::spmv::run(&a),
         Command::Bench(a) => commands::bench::run(&a),
+        Command::Calibrate(a) => commands::calibrate::run(&a),
         Command::Gen(a) => commands::gen::run(&a),
         Command::Completions(a) => commands::extra::completions(&a),
         Command::Man(a) => commands::extra::man(&a),
@@ -57,7 +58,16 @@ fn main() -> ExitCode {
             };
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    // A signal's handler is cleaning up on its own thread and exits 130:
+    // neither success nor the error its cleanup caused here (a scratch
+    // file removed under a writer) may win the race to exit first.
+    if sparsetool_formats::io::interrupted() {
+        loop {
+            std::thread::park();
+        }
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             // A closed pipe (`sparsetool info x --json | head`) is not an error.

@@ -2172,3 +2172,83 @@ fn progress_bars_only_on_a_terminal() {
     );
     assert!(!on_tty(true).contains("layouts"));
 }
+
+#[test]
+fn analyze_profile_by_name_file_and_errors() {
+    let f = "fixtures/matrices/seed/A.mtx";
+    // a shipped profile by name: the prediction says whose it is
+    let out = ok(&["analyze", f, "--profile", "h200"]);
+    let last = out.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "  profile h200 (shipped, fitted on NVIDIA H200): asked for (--profile)"
+    );
+    assert!(
+        out.contains("per SpMV on NVIDIA H200 (profile h200;"),
+        "{out}"
+    );
+    // without --profile and without a GPU: the shipped default, said so
+    let v: serde_json::Value = serde_json::from_str(&ok(&["analyze", f, "--json"])).expect("JSON");
+    assert_eq!(v["profile"]["profile"], "h100");
+    assert_eq!(v["profile"]["source"], "shipped");
+    assert!(v["profile"]["why"]
+        .as_str()
+        .is_some_and(|w| w.contains("shipped default")));
+    // a profile file (what `calibrate --output` writes) is used as given
+    let d = tmp();
+    let p = d.path().join("mine.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(include_str!("../../analyze/calibration/h200.json")).expect("JSON");
+    m["name"] = "mine".into();
+    m["device"] = "NVIDIA L40S".into();
+    fs::write(&p, m.to_string()).expect("write");
+    let ps = p.to_str().expect("utf-8 path");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["analyze", f, "--profile", ps, "--json"])).expect("JSON");
+    assert_eq!(v["profile"]["profile"], "mine");
+    assert_eq!(v["profile"]["source"], "file");
+    assert_eq!(v["profile"]["fitted_device"], "NVIDIA L40S");
+    assert_eq!(v["recommendation"]["device"], "NVIDIA L40S");
+    // bad profiles: exit 1, one line naming what was asked for
+    fs::write(&p, "{\"device\": 3}").expect("write");
+    for (arg, says) in [
+        (ps, "mine.json: not a device profile"),
+        (
+            "h300",
+            "h300: no such file, and no profile of that name (known: h100, h200",
+        ),
+        ("/nonexistent/p.json", "/nonexistent/p.json: cannot read"),
+    ] {
+        let o = st(&["analyze", f, "--profile", arg]);
+        assert_eq!(o.status.code(), Some(1), "{arg}");
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(says), "{arg}: {e}");
+    }
+}
+
+#[test]
+fn calibrate_without_gpu_exits_2_and_checks_its_target_first() {
+    let d = tmp();
+    let taken = d.path().join("p.json");
+    fs::write(&taken, "keep").expect("write");
+    // an existing --output is refused before the device is looked for
+    let o = st(&["calibrate", "-o", taken.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("exists"), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&taken).expect("read"), "keep");
+    let o = st(&[
+        "calibrate",
+        "-o",
+        d.path().join("new.json").to_str().expect("utf-8"),
+    ]);
+    if o.status.code() == Some(2) {
+        let e = stderr(&o);
+        assert!(e.contains("calibrate needs a GPU"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert_eq!(entries(d.path()), ["p.json"]);
+    } else {
+        // a machine with a GPU calibrates it (scripts/gpu-calibrate.sh)
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+}

@@ -843,7 +843,12 @@ static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Removes the temporary files of every [`write_atomic`] in progress, and
 /// the paths given to [`track_pending`] (directories with their content).
 /// For a signal handler: after it, exit without returning to the writers.
+/// The list stays locked afterwards, so a writer on another thread cannot
+/// register (or finish) a new temporary file, and [`interrupted`] turns
+/// true so the main thread can wait for the handler's exit instead of
+/// reporting the errors the cleanup causes.
 pub fn remove_pending() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     if let Ok(list) = PENDING.lock() {
         for p in list.iter() {
             if p.is_dir() {
@@ -852,7 +857,17 @@ pub fn remove_pending() {
                 let _ = std::fs::remove_file(p);
             }
         }
+        std::mem::forget(list);
     }
+}
+
+/// Set by [`remove_pending`].
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether [`remove_pending`] has run (a signal is being handled).
+#[must_use]
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Registers a temporary file or directory for [`remove_pending`] (e.g.

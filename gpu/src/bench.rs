@@ -102,6 +102,21 @@ pub struct BenchConfig {
     pub layout: Option<Layout>,
 }
 
+/// The layouts of a sweep: every candidate of `features` whose format is
+/// in `formats` (what `sparsetool bench --sweep` times).
+#[must_use]
+pub fn sweep_configs(
+    features: &sparsetool_analyze::Features,
+    formats: &[FormatKind],
+) -> Vec<BenchConfig> {
+    features
+        .candidates
+        .iter()
+        .filter(|c| formats.contains(&c.layout.kind()))
+        .map(|c| BenchConfig::from(c.layout))
+        .collect()
+}
+
 impl From<Layout> for BenchConfig {
     fn from(layout: Layout) -> Self {
         Self {
@@ -446,8 +461,11 @@ fn gather_floor<T: Scalar, I: Index>(
 }
 
 /// Device-to-device copy bandwidth (bytes read + written), GB/s, median of
-/// `reps` copies of `bytes` bytes.
-fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64, GpuError> {
+/// `reps` copies of `bytes` bytes (what `bench` reports as `copy_gbps`).
+///
+/// # Errors
+/// A CUDA error (allocation, copy).
+pub fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64, GpuError> {
     let bytes = bytes.max(1 << 20);
     let stream = ctx.stream();
     let src = stream.alloc_zeros::<u8>(bytes)?;

@@ -42,7 +42,51 @@ pub fn driver_available() -> bool {
     std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false)
 }
 
+/// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, as `nvidia-smi -L` prints a
+/// device's UUID.
+fn uuid_text(u: &cudarc::driver::sys::CUuuid) -> String {
+    let b: Vec<u8> = u.bytes.iter().map(|&c| c as u8).collect();
+    let hex =
+        |r: std::ops::Range<usize>| b[r].iter().map(|x| format!("{x:02x}")).collect::<String>();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
+}
+
+/// Name and UUID of device `ordinal` without opening a context (cheaper
+/// than [`GpuContext::new`]); `None` without a driver or such a device.
+#[must_use]
+pub fn probe_device(ordinal: usize) -> Option<sparsetool_analyze::profile::DeviceInfo> {
+    use cudarc::driver::result;
+    if !driver_available() {
+        return None;
+    }
+    std::panic::catch_unwind(|| {
+        result::init().ok()?;
+        let dev = result::device::get(i32::try_from(ordinal).ok()?).ok()?;
+        let name = result::device::get_name(dev).ok()?;
+        let uuid = result::device::get_uuid(dev).ok().map(|u| uuid_text(&u));
+        Some(sparsetool_analyze::profile::DeviceInfo { name, uuid })
+    })
+    .ok()
+    .flatten()
+}
+
 impl GpuContext {
+    /// Name and UUID of this device (what a device profile is matched by).
+    #[must_use]
+    pub fn device_info(&self) -> sparsetool_analyze::profile::DeviceInfo {
+        sparsetool_analyze::profile::DeviceInfo {
+            name: self.name.clone(),
+            uuid: self.ctx.uuid().ok().map(|u| uuid_text(&u)),
+        }
+    }
+
     /// Opens device `ordinal`.
     ///
     /// # Errors

@@ -84,4 +84,7 @@ pub enum GpuError {
     /// A multi-GPU request that cannot be met (parts, devices, partition).
     #[error("multi-GPU SpMV: {0}")]
     Distributed(String),
+    /// The calibration suite could not be built (see [`crate::calibrate`]).
+    #[error("calibration: {0}")]
+    Calibrate(String),
 }

@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 
 mod bench;
+pub mod calibrate;
 mod context;
 mod cpu_bench;
 mod cusparse;
@@ -67,10 +68,10 @@ pub mod reference;
 mod spmv;
 
 pub use bench::{
-    bench, BenchConfig, BenchOptions, BenchReport, KernelResult, MatrixInfo, Skipped,
-    MIN_INTERVAL_MS,
+    bench, copy_bandwidth, sweep_configs, BenchConfig, BenchOptions, BenchReport, KernelResult,
+    MatrixInfo, Skipped, MIN_INTERVAL_MS,
 };
-pub use context::{driver_available, GpuContext};
+pub use context::{driver_available, probe_device, GpuContext};
 pub use cpu_bench::{cpu_bench, CPU_BYTES_MODEL};
 pub use cusparse::{cusparse_available, CusparseAlg};
 pub use error::GpuError;

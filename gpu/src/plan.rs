@@ -19,24 +19,9 @@ pub fn coo_items(value_bytes: usize) -> usize {
     }
 }
 
-/// Rows (JDS) or slices (SELL) no longer than this many diagonals or slots
-/// are walked by one thread each; the kernels need no tail below it.
-pub const LONG_ROW_MIN: usize = 256;
-
-/// The most diagonals (JDS) or slots (SELL) one thread walks: the longest
-/// row when it is at most [`LONG_ROW_MIN`] (every row one thread, no tail
-/// launch: the regular matrices run as before), else 4 mean rows rounded up
-/// to a warp, at least 64, so that a row of millions of entries is spread
-/// over tens of thousands of threads instead of one.
-#[must_use]
-pub fn long_row_cap(nrows: usize, nnz: usize, longest: usize) -> usize {
-    let cap = (4 * nnz.div_ceil(nrows.max(1))).div_ceil(32).max(2) * 32;
-    if longest <= LONG_ROW_MIN.max(cap) {
-        longest.max(1)
-    } else {
-        cap
-    }
-}
+// The cap of one thread's walk is part of the time model (its serial
+// term), so it lives there; the kernels' plans use the same function.
+pub use sparsetool_analyze::timing::{long_row_cap, LONG_ROW_MIN};
 
 /// The tail items of the JDS kernel (`spmv_jds_<t>_tail`): chunk `c >= 1`
 /// covers diagonals `[c * cap, (c + 1) * cap)` and has one thread per row

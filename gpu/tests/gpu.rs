@@ -56,6 +56,28 @@ fn context_without_driver_is_an_error_not_a_panic() {
     assert!(matches!(far, Ok(Err(GpuError::NoDevice(_)))), "{far:?}");
 }
 
+#[test]
+fn device_identity_matches_the_context() {
+    let probed = sparsetool_gpu::probe_device(0);
+    let Some(ctx) = ctx() else {
+        assert!(probed.is_none(), "a device without a context: {probed:?}");
+        return;
+    };
+    let info = ctx.device_info();
+    assert_eq!(probed.as_ref(), Some(&info));
+    assert!(!info.name.is_empty());
+    // what `calibrate` stores a profile under: GPU-8-4-4-4-12 hex digits
+    let uuid = info.uuid.expect("the driver reports a UUID");
+    let groups: Vec<usize> = uuid
+        .trim_start_matches("GPU-")
+        .split('-')
+        .map(str::len)
+        .collect();
+    assert!(uuid.starts_with("GPU-"), "{uuid}");
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
+    assert!(sparsetool_gpu::probe_device(4096).is_none());
+}
+
 // ---------------------------------------------------------------- matrices
 
 fn splitmix(seed: u64) -> impl FnMut() -> u64 {

@@ -98,6 +98,15 @@ fn lengths_typed<T: Scalar, I: Index>(src: &Input, a: &AnalyzeArgs) -> anyhow::R
     rl.with_context(|| src.name())
 }
 
+/// The device profile of the predictions: `--profile`, else the one of the
+/// GPU present (see `sparsetool_analyze::profile`).
+pub fn profile(a: &AnalyzeArgs) -> anyhow::Result<sparsetool_analyze::profile::ProfileChoice> {
+    Ok(sparsetool_gpu::calibrate::profile_for_device(
+        a.profile.as_deref(),
+        0,
+    )?)
+}
+
 /// Runs `analyze`.
 pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
     if let Some(p) = &a.plot {
@@ -138,6 +147,7 @@ fn report_only(a: &AnalyzeArgs, src: &Input) -> anyhow::Result<()> {
         &rl,
         &AnalyzeOptions {
             sizes,
+            profile: profile(a)?,
             ..AnalyzeOptions::default()
         },
     );
@@ -228,6 +238,7 @@ mod measure {
             &rl,
             &AnalyzeOptions {
                 sizes,
+                profile: super::profile(a)?,
                 ..AnalyzeOptions::default()
             },
         );

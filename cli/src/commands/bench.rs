@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use sparsetool_analyze::{Features, RowLengths, SweepReport};
 use sparsetool_formats::FormatKind;
-use sparsetool_gpu::{BenchConfig, BenchOptions, BenchReport, GpuContext};
+use sparsetool_gpu::{BenchOptions, BenchReport, GpuContext};
 
 use crate::args::{BenchArgs, DeviceArg, OffsetsArg};
 use crate::dispatch::with_types;
@@ -89,17 +89,6 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The layouts of a sweep: every candidate of `features` whose format is
-/// in `formats`.
-pub fn sweep_configs(features: &Features, formats: &[FormatKind]) -> Vec<BenchConfig> {
-    features
-        .candidates
-        .iter()
-        .filter(|c| formats.contains(&c.layout.kind()))
-        .map(|c| BenchConfig::from(c.layout))
-        .collect()
-}
-
 fn bench_typed<T: Scalar, I: Index>(
     a: &BenchArgs,
     src: &Input,
@@ -129,7 +118,7 @@ fn bench_typed<T: Scalar, I: Index>(
         formats: formats.to_vec(),
         configs: features
             .as_ref()
-            .map(|f| sweep_configs(f, formats))
+            .map(|f| sparsetool_gpu::sweep_configs(f, formats))
             .unwrap_or_default(),
         transpose: a.transpose,
         offsets: match a.offsets {

@@ -66,17 +66,20 @@ fn analyze_typed<T: Scalar, I: Index>(
     let rl = RowLengths::from_csr(&csr).with_context(|| src.name())?;
     let vb = std::mem::size_of::<T>();
     let sizes = Sizes::auto_index(vb, rl.nrows, rl.ncols, csr.nnz())?;
+    let profile = super::analyze::profile(a)?;
+    let opts = PartitionOptions {
+        value_bytes: vb as u64,
+        model: profile.model.clone(),
+        ..PartitionOptions::default()
+    };
     let report = AnalyzeReport::new(
         &rl,
         &AnalyzeOptions {
             sizes,
+            profile,
             ..AnalyzeOptions::default()
         },
     );
-    let opts = PartitionOptions {
-        value_bytes: vb as u64,
-        ..PartitionOptions::default()
-    };
     let partition = Partition::of_csr(&csr, parts, &opts).with_context(|| src.name())?;
     let mut out = std::io::stdout().lock();
     if a.json {

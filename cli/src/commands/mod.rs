@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod calibrate;
 pub mod convert;
 pub mod dist;
 pub mod extra;
