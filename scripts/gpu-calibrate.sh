@@ -15,7 +15,7 @@ export SPARSETOOL_PTX_CACHE=$W/ptx XDG_CACHE_HOME=$W/cache
 nvidia-smi -L > "$W/res/nvidia-smi.txt" 2>&1 || true
 t0=$(date +%s)
 /usr/bin/time -v "$ST" calibrate --name "$NAME" --save-runs "$W/res/runs" > "$W/res/calibrate.txt" 2> "$W/res/calibrate.err"
-echo "calibrate: exit $? in $(( $(date +%s) - t0 )) s" | tee "$W/res/summary.txt"
+echo "calibrate: exit $? in $(( $(date +%s) - t0 )) s" > "$W/res/summary.txt"
 "$ST" calibrate --help > /dev/null
 cp "$W"/cache/sparsetool/profiles/*.json "$W/res/$NAME.json" 2>/dev/null
 f=fixtures/matrices/real/jagmesh7.mtx

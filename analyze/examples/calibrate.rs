@@ -155,8 +155,9 @@ fn summarize(x: &[f64]) -> Summary {
     }
 }
 
-fn summary_rows(out: &mut String, label: &str, policies: &[(&str, Vec<f64>)]) {
+fn summary_rows<S: AsRef<str>>(out: &mut String, label: &str, policies: &[(S, Vec<f64>)]) {
     for (who, x) in policies {
+        let who = who.as_ref();
         let s = summarize(x);
         let _ = writeln!(
             out,
@@ -302,17 +303,7 @@ fn gpu_rows(
         "corpus profile, every matrix left out of its own fit".into(),
         cv,
     ));
-    for (who, x) in rows {
-        let s = summarize(&x);
-        let _ = writeln!(
-            out,
-            "| {label} | {who} | {} | {:.1} % | {:.3}x | {:.2}x |",
-            s.n,
-            100.0 * s.within,
-            s.gmean,
-            s.worst
-        );
-    }
+    summary_rows(out, label, &rows);
 }
 
 /// What a profile's `fitted_on` says about the held-out matrices.
@@ -367,15 +358,7 @@ fn parse_args() -> Result<Args, String> {
 /// Replaces `path` with `text` atomically (through the one atomic writer of
 /// `sparsetool_formats::io`).
 fn write_atomic(path: &Path, text: &str) -> Result<(), sparsetool_formats::io::Error> {
-    use std::io::Write;
-    sparsetool_formats::io::write_atomic(path, true, |w| {
-        w.write_all(text.as_bytes())
-            .map_err(|e| sparsetool_formats::io::Error::Io {
-                path: path.display().to_string(),
-                action: "cannot write",
-                source: e,
-            })
-    })
+    sparsetool_formats::io::write_text(path, true, text)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -445,13 +428,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
          - **Model** (`sparsetool_analyze::timing`): per format, `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
-         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
+         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
          run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
          load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
          training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
          row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
+         `scrambled` the entries times the row lengths' cv (capped at 1) for JDS and fully sorted SELL, whose \
+         global (stable) sort moves rows away from their neighbours and scatters the `x` gathers of neighbouring \
+         threads (windowed SELL and equal rows keep their order). \
          cuSPARSE's sliced ELL (`cusparse-sell`, which runs the layout `sell-32-1`) has constants of its own, \
          fitted on its times alone, and a layout's prediction is the smallest of the models that run it. \
          Fitted by relative least squares with non-negative constants on the training \

@@ -228,20 +228,19 @@ pub fn resolve(
         _ => "asked for (--profile)".to_string(),
     };
     if let Some(want) = explicit {
-        if let Some(m) = ship.iter().find(|m| m.name.as_deref() == Some(want)) {
+        let named = |m: &TimeModel| m.name.as_deref() == Some(want);
+        let found = match ship.iter().find(|m| named(m)) {
+            Some(m) => Some((m, "shipped", None)),
+            None => mine
+                .iter()
+                .find(|(_, m)| named(m))
+                .map(|(p, m)| (m, "yours", Some(p.as_path()))),
+        };
+        if let Some((m, source, path)) = found {
             return Ok(ProfileChoice::new(
                 m.clone(),
-                "shipped",
-                None,
-                device,
-                asked(m),
-            ));
-        }
-        if let Some((p, m)) = mine.iter().find(|(_, m)| m.name.as_deref() == Some(want)) {
-            return Ok(ProfileChoice::new(
-                m.clone(),
-                "yours",
-                Some(p),
+                source,
+                path,
                 device,
                 asked(m),
             ));

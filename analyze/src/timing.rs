@@ -1,11 +1,11 @@
 //! The calibrated time model behind the format recommendation.
 //!
 //! For a candidate layout ([`Candidate`]) of format `f`, the predicted time
-//! of one SpMV is a non-negative combination of seven terms ([`TERMS`]):
+//! of one SpMV is a non-negative combination of eight terms ([`TERMS`]):
 //!
 //! ```text
 //! t_f = c0 + c1 * MB + c2 * serial/1e3 + c3 * tail/1e6 + c4 * tail_serial/1e3 + c5 * rows/1e6
-//!          + c6 * tail_launch   [µs]
+//!          + c6 * tail_launch + c7 * scrambled/1e6   [µs]
 //! ```
 //!
 //! - `MB`: bytes one SpMV moves under the minimum-bytes model (the stored
@@ -21,10 +21,17 @@
 //! - `tail_launch`: 1 for a HYB layout with a non-empty COO part, or a JDS
 //!   or SELL layout with rows longer than [`long_row_cap`] (the second
 //!   kernel launch), 0 otherwise.
+//! - `scrambled`: entries whose rows a global sort by length moves away from
+//!   their neighbours (JDS, and SELL sorted over all rows): the stored
+//!   entries times the row lengths' coefficient of variation, capped at 1.
+//!   The sort is stable, so equal rows (a stencil) keep their order and
+//!   their `x` locality; the more the lengths vary, the more rows move and
+//!   the more the `x` gathers of neighbouring threads scatter. SELL sorted
+//!   inside windows keeps its rows near their neighbours and has none.
 //!
 //! `c0` is the fixed cost of the format's launches (why small matrices are
 //! latency-bound and favour one-kernel formats), `c1` its inverse effective
-//! bandwidth. The seven constants of each model are fitted to
+//! bandwidth. The eight constants of each model are fitted to
 //! `sparsetool bench --sweep --json` results by [`fit`] (a relative
 //! least-squares fit with non-negative constants: every subset of terms is
 //! solved and the best non-negative solution kept; layouts more than
@@ -49,7 +56,7 @@ use crate::bench::SweepReport;
 use crate::candidates::{Candidate, Features};
 
 /// Number of terms of the model.
-pub const NTERMS: usize = 7;
+pub const NTERMS: usize = 8;
 
 /// Names of the terms, in order.
 pub const TERMS: [&str; NTERMS] = [
@@ -60,6 +67,7 @@ pub const TERMS: [&str; NTERMS] = [
     "tail_serial_k",
     "rows_m",
     "tail_launch",
+    "scrambled_m",
 ];
 
 /// The terms of a candidate (see the module docs).
@@ -105,7 +113,22 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         } else {
             0.0
         },
+        scrambled(c.layout, f) / 1e6,
     ]
+}
+
+/// The `scrambled` term of layout `c` before scaling (see the module docs).
+fn scrambled(layout: Layout, f: &Features) -> f64 {
+    let moved = match layout {
+        Layout::Jds => true,
+        Layout::Sell { sigma, .. } => sigma >= f.nrows && f.nrows > 1,
+        _ => false,
+    };
+    if moved {
+        f.nnz as f64 * f.row_length.cv.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
 /// The terms of layout `c` as `model` runs it: [`terms`], except that
@@ -520,7 +543,7 @@ pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, 
 /// `sum(((pred - t) / t)^2)` (relative error, so small and large matrices
 /// weigh alike) over non-negative constants, by solving the least-squares
 /// problem on every subset of terms and keeping the best solution whose
-/// constants are all non-negative (2^7 = 128 subsets: exact and simple).
+/// constants are all non-negative (2^8 = 256 subsets: exact and simple).
 #[must_use]
 pub fn fit(samples: &[Sample], device: &str, fitted_on: &str) -> TimeModel {
     let mut by_model: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
@@ -632,8 +655,9 @@ mod tests {
 
     #[test]
     fn fit_recovers_known_constants() {
-        // t = 4 + 0.5 MB + 100 serial_k, exactly; with a few terms unused.
-        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0, 0.0];
+        // t = 4 + 0.5 MB + 100 serial_k + 2 scrambled_m, exactly; with a few
+        // terms unused.
+        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0, 0.0, 2.0];
         let mut samples = Vec::new();
         for i in 0..40 {
             let t = [
@@ -644,6 +668,7 @@ mod tests {
                 0.0,
                 f64::from(i) * 0.1,
                 f64::from(i % 2),
+                f64::from(i % 3) * 0.5,
             ];
             let us: f64 = truth.iter().zip(t).map(|(a, b)| a * b).sum();
             samples.push(Sample {
@@ -743,10 +768,12 @@ mod tests {
             .unwrap();
         assert_eq!(m.predict_us(sell, &features), None);
         m.models
-            .insert("sell".into(), [9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+            .insert("sell".into(), [9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
         assert_eq!(m.predict_us(sell, &features), Some(9.0));
-        m.models
-            .insert("cusparse-sell".into(), [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        m.models.insert(
+            "cusparse-sell".into(),
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        );
         assert_eq!(m.predict_us(sell, &features), Some(3.0));
         let sorted = features
             .candidates

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::{ok, python, root, st, stderr, stdout};
+use common::{has, ok, python, root, st, stderr, stdout};
 
 fn real_matrices() -> Vec<std::path::PathBuf> {
     let mut v: Vec<_> = fs::read_dir(root().join("fixtures/matrices/real"))
@@ -504,11 +504,7 @@ fn interrupted_convert_leaves_nothing(signal: &str) {
     let o = child.wait_with_output().expect("wait");
     drop(input);
     assert_eq!(o.status.code(), Some(130), "SIG{signal}: {}", stderr(&o));
-    assert!(
-        stderr(&o).contains("interrupted: no output written"),
-        "{}",
-        stderr(&o)
-    );
+    has(&stderr(&o), "interrupted: no output written");
     let left = entries(outdir.path());
     assert!(
         left.is_empty(),
@@ -1235,11 +1231,7 @@ fn info_verifies_spb_checksums_and_verify_loads_everything() {
     let o = st(&["info", spb_s, "--no-verify-checksums"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = st(&["info", spb_s, "--verify", "--no-verify-checksums"]);
-    assert!(
-        stdout(&o).contains("checksums not verified"),
-        "{}",
-        stdout(&o)
-    );
+    has(&stdout(&o), "checksums not verified");
 }
 
 #[test]
@@ -1788,11 +1780,7 @@ fn threads_flag_sets_the_pool_and_counts_are_plural_aware() {
         "1",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("device: cpu (1 thread)"),
-        "{}",
-        stdout(&o)
-    );
+    has(&stdout(&o), "device: cpu (1 thread)");
     let o = st(&[
         "bench",
         &seed("A.mtx"),
@@ -1803,11 +1791,7 @@ fn threads_flag_sets_the_pool_and_counts_are_plural_aware() {
         "--threads",
         "2",
     ]);
-    assert!(
-        stdout(&o).contains("device: cpu (2 threads)"),
-        "{}",
-        stdout(&o)
-    );
+    has(&stdout(&o), "device: cpu (2 threads)");
 }
 
 #[test]
@@ -1885,11 +1869,7 @@ fn analyze_measure_without_gpu_prints_the_report_then_exits_2() {
         "the full report first: {}",
         stdout(&o)
     );
-    assert!(
-        stderr(&o).contains("--measure) was skipped"),
-        "{}",
-        stderr(&o)
-    );
+    has(&stderr(&o), "--measure) was skipped");
 }
 
 #[test]
@@ -2095,10 +2075,9 @@ fn convert_symmetry_flag_other_kinds_and_containers() {
             "general",
         ]);
         assert_eq!(o.status.code(), Some(1));
-        assert!(
-            stderr(&o).contains("--symmetry applies to Matrix Market output (.mtx, .mtx.gz) only"),
-            "{}",
-            stderr(&o)
+        has(
+            &stderr(&o),
+            "--symmetry applies to Matrix Market output (.mtx, .mtx.gz) only",
         );
         assert!(!p.exists());
     }

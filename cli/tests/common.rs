@@ -40,3 +40,9 @@ pub fn ok(args: &[&str]) -> String {
 
 #[allow(unused_imports)] // not every test crate runs the interop checks
 pub use sparsetool_fixtures::support::python;
+
+/// Asserts that `text` contains `needle`, printing `text` otherwise.
+#[allow(dead_code)] // not every test file uses every helper
+pub fn has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+}

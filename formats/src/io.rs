@@ -1003,6 +1003,17 @@ where
     finish(tmp, out, force, result)
 }
 
+/// [`write_atomic`] of a whole text (a JSON document, a report).
+///
+/// # Errors
+/// As [`write_atomic`].
+pub fn write_text(out: &Path, force: bool, text: &str) -> Result<(), Error> {
+    write_atomic(out, force, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|e| Error::io(out, "cannot write", e))
+    })
+}
+
 /// Like [`write_atomic`] for writers that want a path rather than a stream
 /// (e.g. an image library): `write` gets the temporary file's path, which
 /// ends in `suffix` (e.g. `.png`, for libraries that go by the extension).

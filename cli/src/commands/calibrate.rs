@@ -74,15 +74,7 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<()> {
 
 /// Writes `text` to `path` through a temporary file and a rename.
 fn write_text(path: &std::path::Path, force: bool, text: &str) -> anyhow::Result<()> {
-    sparsetool_formats::io::write_atomic(path, force, |w| {
-        w.write_all(text.as_bytes())
-            .map_err(|e| sparsetool_formats::io::Error::Io {
-                path: path.display().to_string(),
-                action: "cannot write",
-                source: e,
-            })
-    })?;
-    Ok(())
+    Ok(sparsetool_formats::io::write_text(path, force, text)?)
 }
 
 /// The human summary: one row per suite matrix, then the measured device
