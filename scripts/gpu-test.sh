@@ -17,7 +17,8 @@
 # DTYPES (value types of the bench step, default "f32 f64"; c64/c128 for complex),
 # BUDGET, EXT (container of generated matrices: spb (default) or mtx),
 # MEASURE_DTYPES="f32 f64" (value types of the analyze --measure step, default f32),
-# SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...".
+# SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...",
+# BENCH_ARGS (more flags for every bench, e.g. "--offsets 64").
 set -uo pipefail
 ST=${1:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
 GT=${2:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
@@ -116,7 +117,8 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
                 summary+=("bench $kind $dt: skipped (time budget spent)")
                 continue
             fi
-            if ! timeout "$(cap 240)" "$ST" bench "$bf" --device gpu --dtype "$bdt" --reps "$REPS" --json \
+            # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
+            if ! timeout "$(cap 240)" "$ST" bench "$bf" --device gpu --dtype "$bdt" --reps "$REPS" --json ${BENCH_ARGS:-} \
                 > "$j" 2> "$OUT/bench-$tag-$dt.err"; then
                 summary+=("bench $tag $dt: FAILED (see bench-$tag-$dt.err)")
                 status=1
