@@ -153,7 +153,12 @@ pub fn user_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|h| h.is_absolute())
+                .map(|h| h.join(".cache"))
+        })?;
     Some(base.join("sparsetool").join("profiles"))
 }
 
@@ -229,12 +234,21 @@ pub fn resolve(
     };
     if let Some(want) = explicit {
         let named = |m: &TimeModel| m.name.as_deref() == Some(want);
+        let yours: Vec<&(PathBuf, TimeModel)> = mine.iter().filter(|(_, m)| named(m)).collect();
+        if yours.len() > 1 {
+            let files: Vec<String> = yours.iter().map(|(p, _)| p.display().to_string()).collect();
+            return Err(AnalyzeError::Profile {
+                path: want.to_string(),
+                message: format!(
+                    "{} of your profiles have this name ({}): give the file instead",
+                    yours.len(),
+                    files.join(", ")
+                ),
+            });
+        }
         let found = match ship.iter().find(|m| named(m)) {
             Some(m) => Some((m, "shipped", None)),
-            None => mine
-                .iter()
-                .find(|(_, m)| named(m))
-                .map(|(p, m)| (m, "yours", Some(p.as_path()))),
+            None => yours.first().map(|(p, m)| (m, "yours", Some(p.as_path()))),
         };
         if let Some((m, source, path)) = found {
             return Ok(ProfileChoice::new(
@@ -246,7 +260,7 @@ pub fn resolve(
             ));
         }
         let p = Path::new(want);
-        if p.exists() || want.contains(['/', '.']) {
+        if p.exists() || want.contains('/') || want.ends_with(".json") {
             let m = load(p)?;
             let why = asked(&m);
             return Ok(ProfileChoice::new(m, "file", Some(p), device, why));
@@ -267,25 +281,57 @@ pub fn resolve(
     let Some(dev) = device else {
         return Ok(default_choice());
     };
+    let choice = by_device(dev, ship, &mine, bandwidth);
+    // a profile of this GPU that does not load is not passed over in silence
+    let broken = match (&dev.uuid, dir) {
+        (Some(uuid), Some(d)) if choice.source != "yours" => {
+            let p = user_path(d, uuid);
+            match p.exists().then(|| load(&p)) {
+                Some(Err(e)) => Some(e.to_string()),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    Ok(match broken {
+        Some(e) => ProfileChoice {
+            why: format!(
+                "{}; your profile of this GPU is not used: {e} (run sparsetool calibrate again)",
+                choice.why
+            ),
+            ..choice
+        },
+        None => choice,
+    })
+}
+
+/// [`resolve`] for the GPU `dev` without `--profile`.
+fn by_device(
+    dev: &DeviceInfo,
+    ship: &[TimeModel],
+    mine: &[(PathBuf, TimeModel)],
+    bandwidth: impl FnOnce() -> Option<f64>,
+) -> ProfileChoice {
+    let device = Some(dev);
     if let Some(uuid) = &dev.uuid {
         if let Some((p, m)) = mine.iter().find(|(_, m)| m.uuid.as_ref() == Some(uuid)) {
-            return Ok(ProfileChoice::new(
+            return ProfileChoice::new(
                 m.clone(),
                 "yours",
                 Some(p),
                 device,
                 format!("fitted on this GPU ({uuid}) by sparsetool calibrate"),
-            ));
+            );
         }
     }
     if let Some(m) = ship.iter().find(|m| m.device == dev.name) {
-        return Ok(ProfileChoice::new(
+        return ProfileChoice::new(
             m.clone(),
             "shipped",
             None,
             device,
             "matched by device name".into(),
-        ));
+        );
     }
     let measured = bandwidth().filter(|g| g.is_finite() && *g > 0.0);
     let closest = measured.and_then(|g| {
@@ -294,7 +340,7 @@ pub fn resolve(
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, b, m)| (g, b, m))
     });
-    Ok(match closest {
+    match closest {
         Some((g, b, m)) => ProfileChoice::new(
             m.clone(),
             "shipped",
@@ -311,7 +357,7 @@ pub fn resolve(
             device,
             "no profile for this GPU (bandwidth not measured): the shipped default; `sparsetool calibrate` fits one for it".into(),
         ),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -397,6 +443,39 @@ mod tests {
             "{e}"
         );
 
+        // two of yours with one name: an error naming both files
+        let mut twin = mine.clone();
+        twin.uuid = Some("GPU-5678".into());
+        std::fs::write(
+            user_path(d.path(), "GPU-5678"),
+            serde_json::to_string(&twin).unwrap(),
+        )
+        .unwrap();
+        let e = resolve(Some("lab"), None, Some(d.path()), never).unwrap_err();
+        assert!(
+            e.to_string().contains("2 of your profiles have this name"),
+            "{e}"
+        );
+        // a name with a dot is still a name, not a file that cannot be read
+        let e = resolve(Some("lab.v2"), None, Some(d.path()), never).unwrap_err();
+        assert!(e.to_string().contains("no profile of that name"), "{e}");
+        // your profile of this GPU that does not load is named, not skipped
+        // in silence (here: the schema of seven constants before `scrambled`)
+        let mut old: serde_json::Value = serde_json::to_value(&mine).unwrap();
+        old["uuid"] = "GPU-9999".into();
+        old["models"]["csr"] = serde_json::json!([1.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        std::fs::write(user_path(d.path(), "GPU-9999"), old.to_string()).unwrap();
+        let h100_mine = dev(&shipped()[0].device, Some("GPU-9999"));
+        let c = resolve(None, Some(&h100_mine), Some(d.path()), never).unwrap();
+        assert_eq!(c.profile, "h100");
+        assert!(
+            c.why
+                .starts_with("matched by device name; your profile of this GPU is not used: ")
+                && c.why.contains("GPU-9999.json"),
+            "{}",
+            c.why
+        );
+
         // another GPU: measured, and the closest shipped profile chosen
         let rtx = dev("NVIDIA GeForce RTX 4090", None);
         let c = resolve(None, Some(&rtx), Some(d.path()), || Some(900.0)).unwrap();
@@ -423,6 +502,14 @@ mod tests {
             e.contains("p.json") && e.contains("no constants for jds"),
             "{e}"
         );
+        // cuSPARSE's sliced ELL runs only sell-32-1: it does not stand in
+        // for the format
+        let mut m = shipped()[0].clone();
+        m.models.remove("sell");
+        assert!(m.models.contains_key("cusparse-sell"));
+        std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.contains("no constants for sell"), "{e}");
         let mut m = shipped()[0].clone();
         m.models.get_mut("csr").unwrap()[1] = -1.0;
         std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();

@@ -258,9 +258,10 @@ pub struct CalibrateArgs {
     /// latency) as one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// The profile's name (`analyze --profile NAME`).
-    #[arg(long, default_value = "calibrated", value_name = "NAME", value_parser = profile_name)]
-    pub name: String,
+    /// The profile's name (`analyze --profile NAME`) [default: `local-`
+    /// and the first 8 hex digits of the GPU's UUID].
+    #[arg(long, value_name = "NAME", value_parser = profile_name)]
+    pub name: Option<String>,
     /// Timed intervals per kernel (median used).
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(3..=MAX_REPS as i64))]
     pub reps: u32,
@@ -276,6 +277,14 @@ pub struct CalibrateArgs {
 
 /// A profile name: letters, digits, `-`, `_`, `.`, at most 64.
 fn profile_name(s: &str) -> Result<String, String> {
+    if sparsetool_analyze::profile::SHIPPED
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case(s))
+    {
+        return Err(format!(
+            "`{s}` is the name of a shipped profile: choose another"
+        ));
+    }
     if !s.is_empty()
         && s.len() <= 64
         && s.chars()

@@ -63,9 +63,10 @@ fn main() -> ExitCode {
     // neither success nor the error its cleanup caused here (a scratch
     // file removed under a writer) may win the race to exit first.
     if sparsetool_formats::io::interrupted() {
-        loop {
-            std::thread::park();
-        }
+        // the handler exits within moments; should it never get there, exit
+        // with its status anyway
+        std::thread::sleep(std::time::Duration::from_secs(10));
+        std::process::exit(130);
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -116,7 +116,10 @@ pub fn install_interrupt_handler() {
     // Failure to install (e.g. a handler already set in tests) is harmless.
     let _ = ctrlc::set_handler(|| {
         sparsetool_formats::io::remove_pending();
-        eprintln!("interrupted: no output written");
+        // not eprintln!: it panics on a closed stderr, and this thread must
+        // reach the exit the main thread waits for
+        let _ =
+            std::io::Write::write_all(&mut std::io::stderr(), b"interrupted: no output written\n");
         std::process::exit(130);
     });
 }

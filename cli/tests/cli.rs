@@ -2155,6 +2155,22 @@ fn progress_bars_only_on_a_terminal() {
 #[test]
 fn analyze_profile_by_name_file_and_errors() {
     let f = "fixtures/matrices/seed/A.mtx";
+    // no device and no profiles of the user, whatever the machine has
+    let cache = tmp();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sparsetool"))
+            .args(args)
+            .current_dir(root())
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .env("XDG_CACHE_HOME", cache.path())
+            .output()
+            .expect("sparsetool runs")
+    };
+    let ok = |args: &[&str]| {
+        let o = run(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o)
+    };
     // a shipped profile by name: the prediction says whose it is
     let out = ok(&["analyze", f, "--profile", "h200"]);
     let last = out.lines().last().unwrap_or_default();
@@ -2198,7 +2214,7 @@ fn analyze_profile_by_name_file_and_errors() {
         ),
         ("/nonexistent/p.json", "/nonexistent/p.json: cannot read"),
     ] {
-        let o = st(&["analyze", f, "--profile", arg]);
+        let o = run(&["analyze", f, "--profile", arg]);
         assert_eq!(o.status.code(), Some(1), "{arg}");
         let e = stderr(&o);
         assert_eq!(e.lines().count(), 1, "{e}");
@@ -2216,6 +2232,10 @@ fn calibrate_without_gpu_exits_2_and_checks_its_target_first() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("exists"), "{}", stderr(&o));
     assert_eq!(fs::read_to_string(&taken).expect("read"), "keep");
+    // a shipped profile's name is not yours to take: a usage error
+    let o = st(&["calibrate", "--name", "h200"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    has(&stderr(&o), "is the name of a shipped profile");
     let o = st(&[
         "calibrate",
         "-o",

@@ -385,21 +385,23 @@ impl Input {
         // Random access needed: spool to a temporary file (same cleanup as
         // outputs in progress on a signal).
         r.stop_recording();
-        let tmp = tempfile::Builder::new()
-            .prefix(".sparsetool-spool-")
-            .suffix(&format!(".{}", container.name()))
-            .tempfile()
-            .map_err(|e| {
-                Error::io(
-                    &std::env::temp_dir(),
-                    "cannot create a temporary file in",
-                    e,
-                )
-            })?;
+        let tmp = create_pending(
+            || {
+                tempfile::Builder::new()
+                    .prefix(".sparsetool-spool-")
+                    .suffix(&format!(".{}", container.name()))
+                    .tempfile()
+                    .map_err(|e| {
+                        Error::io(
+                            &std::env::temp_dir(),
+                            "cannot create a temporary file in",
+                            e,
+                        )
+                    })
+            },
+            tempfile::NamedTempFile::path,
+        )?;
         let tmp_path = tmp.path().to_path_buf();
-        if let Ok(mut list) = PENDING.lock() {
-            list.push(tmp_path.clone());
-        }
         let copied = (|| {
             let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
             std::io::copy(&mut r, &mut w).map_err(io_err)?;
@@ -844,7 +846,7 @@ static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// the paths given to [`track_pending`] (directories with their content).
 /// For a signal handler: after it, exit without returning to the writers.
 /// The list stays locked afterwards, so a writer on another thread cannot
-/// register (or finish) a new temporary file, and [`interrupted`] turns
+/// create a new temporary file ([`create_pending`]), and [`interrupted`] turns
 /// true so the main thread can wait for the handler's exit instead of
 /// reporting the errors the cleanup causes.
 pub fn remove_pending() {
@@ -852,7 +854,16 @@ pub fn remove_pending() {
     if let Ok(list) = PENDING.lock() {
         for p in list.iter() {
             if p.is_dir() {
-                let _ = std::fs::remove_dir_all(p);
+                // A worker may still be adding a file to the directory while
+                // it is removed (the buckets of an out-of-core conversion):
+                // try again until it is gone, for at most two seconds.
+                for _ in 0..200 {
+                    let _ = std::fs::remove_dir_all(p);
+                    if !p.exists() {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
             } else {
                 let _ = std::fs::remove_file(p);
             }
@@ -877,6 +888,25 @@ pub fn track_pending(path: &Path) {
     if let Ok(mut list) = PENDING.lock() {
         list.push(path.to_path_buf());
     }
+}
+
+/// Creates a temporary file or directory with `create` and registers the
+/// path it returns for [`remove_pending`], holding the list meanwhile: once
+/// [`remove_pending`] has run, nothing new is created (the caller waits for
+/// the signal handler's exit instead), so nothing created here is missed.
+///
+/// # Errors
+/// `create`'s error.
+pub fn create_pending<T, E>(
+    create: impl FnOnce() -> Result<T, E>,
+    path: impl Fn(&T) -> &Path,
+) -> Result<T, E> {
+    let mut list = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let made = create()?;
+    list.push(path(&made).to_path_buf());
+    Ok(made)
 }
 
 /// Forgets a path given to [`track_pending`].
@@ -939,13 +969,13 @@ fn temp_for(out: &Path, suffix: &str) -> Result<tempfile::NamedTempFile, Error> 
         use std::os::unix::fs::PermissionsExt;
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let tmp = b
-        .tempfile_in(&dir)
-        .map_err(|e| Error::io(&dir, "cannot create a temporary file in", e))?;
-    if let Ok(mut list) = PENDING.lock() {
-        list.push(tmp.path().to_path_buf());
-    }
-    Ok(tmp)
+    create_pending(
+        || {
+            b.tempfile_in(&dir)
+                .map_err(|e| Error::io(&dir, "cannot create a temporary file in", e))
+        },
+        tempfile::NamedTempFile::path,
+    )
 }
 
 /// Renames `tmp` over `out` (only if `out` does not exist, unless `force`)

@@ -8,7 +8,7 @@
 //! GPU's name, UUID and copy bandwidth. Each matrix of the suite pins down
 //! terms of the model: a tiny stencil the fixed (launch) cost, large even
 //! matrices the bandwidth, capped power laws the longest-row (`serial`)
-//! term, a circuit and a dense-row matrix HYB's COO tail, empty rows and a
+//! term and (with a dense-row matrix) HYB's COO tail, empty rows and a
 //! tall matrix the per-row cost, a wide matrix the cost of gathering `x`.
 //! It also reports the copy bandwidth, the launch latency (the fastest SpMV
 //! of the suite) and the x-gather cost per entry.

@@ -118,6 +118,11 @@ pub fn run(a: &AnalyzeArgs) -> anyhow::Result<()> {
         }
         check_target(p, a.force)?;
     }
+    if a.profile.is_some() {
+        // a profile asked for is checked before the matrix is read (no
+        // device is looked at for it, so checking it twice costs nothing)
+        profile(a)?;
+    }
     let src = Input::open(&a.file)?;
     if a.measure {
         return measure::run(a, &src);

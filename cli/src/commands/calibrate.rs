@@ -17,6 +17,11 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<()> {
         check_target(p, a.force)?;
     }
     let ctx = GpuContext::new(0).map_err(|e| EnvError(format!("{e}; calibrate needs a GPU")))?;
+    if let Some(dir) = &a.save_runs {
+        // before the minute of timing, not after it
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    }
     let info = ctx.device_info();
     let target: PathBuf = match (&a.output, &info.uuid) {
         (Some(p), _) => p.clone(),
@@ -38,21 +43,28 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<()> {
         info.name,
         sparsetool_gpu::calibrate::suite().len()
     );
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| default_name(info.uuid.as_deref()));
     let opts = CalibrateOptions {
         reps: a.reps as usize,
-        name: a.name.clone(),
+        name,
         ..CalibrateOptions::default()
     };
     let cal = calibrate(&ctx, &opts, |m, i, n| {
         note!("  [{i}/{n}] {} ({})", m.name, m.why);
     })?;
+    // a profile analyze would refuse is not written (it would be passed
+    // over on every run)
+    cal.profile
+        .validate()
+        .map_err(|e| anyhow::anyhow!("the fit is not a usable profile: {e}; nothing written"))?;
     let json = serde_json::to_string_pretty(&cal.profile)? + "\n";
     // the cache file is ours to replace; --output follows --force
     let force = a.force || a.output.is_none();
     write_text(&target, force, &json)?;
     if let Some(dir) = &a.save_runs {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
         for (name, report) in &cal.reports {
             let p = dir.join(format!("{name}.json"));
             let text = serde_json::to_string_pretty(&serde_json::to_value(report)?)? + "\n";
@@ -70,6 +82,23 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<()> {
         write!(out, "{}", render(&cal, &target))?;
     }
     Ok(())
+}
+
+/// The name of a profile without `--name`: `local-` and the first 8 hex
+/// digits of the GPU's UUID, so profiles of several GPUs differ.
+fn default_name(uuid: Option<&str>) -> String {
+    let hex: String = uuid
+        .unwrap_or_default()
+        .trim_start_matches("GPU-")
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .take(8)
+        .collect();
+    if hex.is_empty() {
+        "local".into()
+    } else {
+        format!("local-{hex}")
+    }
 }
 
 /// Writes `text` to `path` through a temporary file and a rename.
@@ -133,4 +162,16 @@ fn render(c: &Calibration, target: &std::path::Path) -> String {
         target.display()
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn default_names_follow_the_uuid() {
+        assert_eq!(
+            super::default_name(Some("GPU-3ebb8fda-e1f8-1538-6667-d6b9224efbbd")),
+            "local-3ebb8fda"
+        );
+        assert_eq!(super::default_name(None), "local");
+    }
 }

@@ -264,11 +264,17 @@ pub fn convert_out_of_core<T: Scalar, I: Index>(
         )));
     }
     check_space::<T, I>(&h, target, budget, out)?;
-    let scratch = tempfile::Builder::new()
-        .prefix(".sparsetool-ooc-")
-        .tempdir_in(&budget.tmp_dir)
-        .map_err(|e| OocError::io(&budget.tmp_dir, "cannot create a scratch directory in", e))?;
-    sparsetool_formats::io::track_pending(scratch.path());
+    let scratch = sparsetool_formats::io::create_pending(
+        || {
+            tempfile::Builder::new()
+                .prefix(".sparsetool-ooc-")
+                .tempdir_in(&budget.tmp_dir)
+                .map_err(|e| {
+                    OocError::io(&budget.tmp_dir, "cannot create a scratch directory in", e)
+                })
+        },
+        tempfile::TempDir::path,
+    )?;
     let result = run::<T, I>(stream, &h, target, &plan, scratch.path(), out);
     sparsetool_formats::io::untrack_pending(scratch.path());
     let dir = scratch.path().to_path_buf();

@@ -87,6 +87,14 @@ impl Buckets {
             return Ok(());
         }
         let path = self.path(k);
+        if sparsetool_formats::io::interrupted() {
+            // the scratch directory is being removed: add nothing to it
+            return Err(OocError::io(
+                &path,
+                "cannot create",
+                std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"),
+            ));
+        }
         let mut f = OpenOptions::new()
             .create(true)
             .append(true)
