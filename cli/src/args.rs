@@ -250,7 +250,7 @@ pub struct AnalyzeArgs {
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
     /// Write the profile here instead of your cache directory
-    /// ($XDG_CACHE_HOME/sparsetool/profiles/<GPU UUID>.json, where
+    /// (`$XDG_CACHE_HOME/sparsetool/profiles/<GPU UUID>.json`, where
     /// `analyze` finds it on this GPU).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
