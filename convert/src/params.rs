@@ -98,12 +98,16 @@ pub const ELL_FILL_MIN_SLOTS: usize = 1 << 20;
 /// driven by the measured row-length histogram.
 #[must_use]
 pub fn hyb_auto_width(row_lengths: impl Iterator<Item = usize>, nrows: usize) -> usize {
-    let lens: Vec<usize> = row_lengths.collect();
-    let max = lens.iter().copied().max().unwrap_or(0);
-    let mut hist = vec![0usize; max + 1];
-    for l in lens {
+    // A histogram of the lengths (its size is the longest row's, not the
+    // row count's: the out-of-core path calls this on mapped rows).
+    let mut hist = Vec::<usize>::new();
+    for l in row_lengths {
+        if l >= hist.len() {
+            hist.resize(l + 1, 0);
+        }
         hist[l] += 1;
     }
+    let max = hist.len().saturating_sub(1);
     let mut rows = nrows;
     for (i, h) in hist.iter().enumerate().take(max) {
         rows -= h;

@@ -1,19 +1,26 @@
 //! Out-of-core conversion with tiny budgets: the `.spb` it writes is
 //! byte-identical to the in-memory path's (load, convert, write_spb), for
-//! every format it writes, on the bundled matrices and on made-up ones
-//! with symmetric storage, duplicates, empty rows and a dense row.
+//! every format (the GPU layouts with their parameters too), on the
+//! bundled matrices and on made-up ones with symmetric storage,
+//! duplicates, empty rows and a dense row.
 
 use std::path::{Path, PathBuf};
 
-use sparsetool_convert::ooc::{convert_out_of_core, Budget, OocError, OocSummary, OOC_FORMATS};
-use sparsetool_convert::{from_csr, ConvertParams, ToCsr};
+use sparsetool_convert::ooc::{
+    convert_out_of_core, Budget, ChooseParams, CsrView, OocError, OocSummary, OOC_FORMATS,
+};
+use sparsetool_convert::{from_csr, ConvertParams, HybWidth, ToCsr};
 use sparsetool_formats::binary::write_spb;
 use sparsetool_formats::io::{load, Input, LoadOptions};
 use sparsetool_formats::mm::{MmErrorKind, ReadOptions};
 use sparsetool_formats::{AnyMatrix, Complex64, FormatKind, Index, Scalar};
 
-/// What `sparsetool convert` writes in memory.
-fn in_memory<T: Scalar, I: Index>(path: &Path, target: FormatKind) -> Vec<u8> {
+/// What `sparsetool convert` writes in memory, or the conversion's error.
+fn in_memory<T: Scalar, I: Index>(
+    path: &Path,
+    target: FormatKind,
+    params: &ConvertParams,
+) -> Result<Vec<u8>, String> {
     let opts = LoadOptions {
         lenient: lenient(path),
         ..LoadOptions::default()
@@ -28,20 +35,21 @@ fn in_memory<T: Scalar, I: Index>(path: &Path, target: FormatKind) -> Vec<u8> {
         if target == FormatKind::Csr {
             AnyMatrix::Csr(csr)
         } else {
-            from_csr(&csr, target, &ConvertParams::default()).unwrap()
+            from_csr(&csr, target, params).map_err(|e| e.to_string())?
         }
     };
     let mut buf = Vec::new();
     write_spb(&mut buf, out.as_ref()).unwrap();
-    buf
+    Ok(buf)
 }
 
-/// The out-of-core bytes and the number of buckets built.
+/// The out-of-core bytes and the number of buckets built, or the error.
 fn out_of_core<T: Scalar, I: Index>(
     path: &Path,
     target: FormatKind,
+    params: &ConvertParams,
     budget: u64,
-) -> (Vec<u8>, usize) {
+) -> Result<(Vec<u8>, usize), String> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.spb");
     let f = std::fs::File::open(path).unwrap();
@@ -53,14 +61,57 @@ fn out_of_core<T: Scalar, I: Index>(
         lenient: lenient(path),
         ..ReadOptions::default()
     };
-    let s = convert_out_of_core::<T, I>(f, "m.mtx", &opts, target, &b, &out)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let bytes = std::fs::read(&out).unwrap();
-    assert_eq!(s.bytes, bytes.len() as u64);
+    let r =
+        convert_out_of_core::<T, I>(f, "m.mtx", &opts, target, &|_| Ok(params.clone()), &b, &out);
     // Nothing left in the scratch directory's parent but the output.
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let s = match r {
+        Ok(s) => s,
+        Err(OocError::Convert(e)) => {
+            assert!(left.len() <= 1, "{left:?}");
+            return Err(e.to_string());
+        }
+        Err(e) => panic!("{}: {e}", path.display()),
+    };
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(s.bytes, bytes.len() as u64);
     assert_eq!(left.len(), 1, "{left:?}");
-    (bytes, s.buckets)
+    Ok((bytes, s.buckets))
+}
+
+/// Both paths give the same bytes, or the same error.
+fn same_as_in_memory<T: Scalar, I: Index>(
+    path: &Path,
+    target: FormatKind,
+    params: &ConvertParams,
+    budget: u64,
+) -> usize {
+    let want = in_memory::<T, I>(path, target, params);
+    match out_of_core::<T, I>(path, target, params, budget) {
+        Ok((got, buckets)) => {
+            let want = want.unwrap_or_else(|e| {
+                panic!(
+                    "{} to {target}: in memory: {e}, out of core: fine",
+                    path.display()
+                )
+            });
+            assert!(
+                got == want,
+                "{} to {target} ({params:?}): bytes differ",
+                path.display()
+            );
+            buckets
+        }
+        Err(e) => {
+            assert_eq!(
+                want.err().as_deref(),
+                Some(e.as_str()),
+                "{}",
+                path.display()
+            );
+            0
+        }
+    }
 }
 
 /// The lenient recoveries that need every entry at once (0-based
@@ -81,6 +132,7 @@ fn needs_whole_file(path: &Path) -> bool {
         "m",
         &opts,
         FormatKind::Csr,
+        &|_| Ok(ConvertParams::default()),
         &b,
         &dir.path().join("o.spb"),
     );
@@ -121,9 +173,7 @@ fn same<T: Scalar, I: Index>(path: &Path, budget: u64) -> usize {
         return 0;
     }
     for target in OOC_FORMATS {
-        let want = in_memory::<T, I>(path, target);
-        let (got, buckets) = out_of_core::<T, I>(path, target, budget);
-        assert!(got == want, "{} to {target}: bytes differ", path.display());
+        let buckets = same_as_in_memory::<T, I>(path, target, &ConvertParams::default(), budget);
         most = most.max(buckets);
     }
     most
@@ -268,7 +318,8 @@ fn convert_small(
     };
     let name = path.file_name().unwrap().to_string_lossy();
     let f = std::fs::File::open(path).unwrap();
-    convert_out_of_core::<f64, i32>(f, &name, &ReadOptions::default(), target, &b, out)
+    let params = |_: &CsrView<'_, f64, i32>| Ok(ConvertParams::default());
+    convert_out_of_core::<f64, i32>(f, &name, &ReadOptions::default(), target, &params, &b, out)
 }
 
 #[test]
@@ -287,10 +338,94 @@ fn bad_input_is_an_error_naming_the_line_and_leaves_nothing() {
     assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
 }
 
+/// The GPU layouts with their parameters: explicit widths, HYB's split,
+/// SELL's C and σ (unsorted, windows, one global sort larger than a piece
+/// of the permutation), JDS over more rows than a piece (the counting
+/// sort that places one piece per scan).
 #[test]
-fn a_format_it_does_not_write_is_refused() {
+fn gpu_layouts_with_parameters_are_byte_identical() {
     let dir = tempfile::tempdir().unwrap();
+    let made = file(dir.path(), "g.mtx", &made_up("general", "real"));
+    let sym = file(dir.path(), "s.mtx", &made_up("symmetric", "real"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/matrices/real");
+    let bundled = root.join("bcsstk13.mtx.gz");
+    let d = ConvertParams::default;
+    let sell = |slice, sigma| ConvertParams {
+        slice,
+        sigma: Some(sigma),
+        ..d()
+    };
+    let hyb = |w| ConvertParams {
+        hyb_width: w,
+        ..d()
+    };
+    for p in [&made, &sym, &bundled] {
+        for (target, params) in [
+            (FormatKind::Jds, d()),
+            (FormatKind::Hyb, hyb(HybWidth::Auto)),
+            (FormatKind::Hyb, hyb(HybWidth::Fixed(2))),
+            (FormatKind::Hyb, hyb(HybWidth::Fixed(40))),
+            (FormatKind::Sell, sell(4, 1)),
+            (FormatKind::Sell, sell(4, 8)),
+            (FormatKind::Sell, d()),
+            (FormatKind::Sell, sell(8, 1 << 20)),
+            (FormatKind::Sell, sell(1, 1 << 20)),
+        ] {
+            same_as_in_memory::<f64, i32>(p, target, &params, 64 << 10);
+        }
+    }
+    // ELL: its width is the longest row (the made-up dense row makes too
+    // much padding: the same refusal both ways), or given.
+    for p in [&made, &bundled] {
+        same_as_in_memory::<f64, i32>(p, FormatKind::Ell, &d(), 64 << 10);
+    }
+    let wide = ConvertParams {
+        ell_width: Some(200),
+        ..d()
+    };
+    same_as_in_memory::<f32, i64>(&bundled, FormatKind::Ell, &wide, 64 << 10);
+    same_as_in_memory::<Complex64, i32>(&sym, FormatKind::Hyb, &hyb(HybWidth::Auto), 64 << 10);
+}
+
+#[test]
+fn a_layout_that_does_not_fit_is_refused_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
     let p = file(dir.path(), "a.mtx", &made_up("general", "real"));
-    let e = convert_small(&p, dir.path(), FormatKind::Jds, &dir.path().join("o.spb"));
-    assert!(matches!(e, Err(OocError::Unsupported(_))));
+    let narrow = ConvertParams {
+        ell_width: Some(3),
+        ..ConvertParams::default()
+    };
+    let out = dir.path().join("o.spb");
+    let b = Budget {
+        bytes: 64 << 10,
+        tmp_dir: scratch.clone(),
+    };
+    let run = |params: &ChooseParams<'_, f64, i32>| {
+        let f = std::fs::File::open(&p).unwrap();
+        convert_out_of_core::<f64, i32>(
+            f,
+            "a.mtx",
+            &ReadOptions::default(),
+            FormatKind::Ell,
+            params,
+            &b,
+            &out,
+        )
+    };
+    let e = run(&|_| Ok(narrow.clone())).unwrap_err();
+    assert!(
+        e.to_string().contains("longest row") || e.to_string().contains("width"),
+        "{e}"
+    );
+    assert!(matches!(e, OocError::Convert(_)), "{e}");
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+    // The caller's choice sees the CSR built out of core.
+    let e = run(&|a| Err(format!("{} rows, {} entries", a.nrows, a.nnz()))).unwrap_err();
+    assert!(
+        matches!(&e, OocError::Params(m) if m.starts_with("3000 rows, ")),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
 }

@@ -1,9 +1,9 @@
 //! `sparsetool convert`: read, convert, write, with phase timings.
 
 use anyhow::{bail, Context};
-use sparsetool_analyze::{recommend_hyb_width, recommend_sell, RowLengths};
+use sparsetool_analyze::{recommend_hyb_width, recommend_sell, AnalyzeError, RowLengths};
 use sparsetool_convert::{from_csr, ConvertParams, HybWidth, ToCsr};
-use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
+use sparsetool_formats::{AnyMatrix, FormatKind, Index, Scalar};
 
 use crate::args::ConvertArgs;
 use crate::dispatch::with_types;
@@ -22,18 +22,20 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
     Ok(HybWidth::Fixed(k))
 }
 
-/// Fills in what the user left to us from the analysis of the row lengths:
-/// `--hyb-width auto` becomes the cost-model width, and a SELL conversion
-/// without `--slice`/`--sigma` gets the recommended C and sigma.
-pub fn recommended_params<T: Scalar, I: Index>(
-    csr: &Csr<T, I>,
+/// Fills in what the user left to us from the analysis of the row lengths
+/// (`rows`, read only when needed): `--hyb-width auto` becomes the
+/// cost-model width, and a SELL conversion without `--slice`/`--sigma`
+/// gets the recommended C and sigma. The in-memory and the out-of-core
+/// paths both call this, so they choose the same parameters.
+pub fn recommended_params(
     plan: &Plan,
+    rows: impl FnOnce() -> Result<RowLengths, AnalyzeError>,
 ) -> anyhow::Result<ConvertParams> {
     let mut p = plan.params.clone();
     let needs_hyb = plan.target == FormatKind::Hyb && p.hyb_width == HybWidth::Auto;
     let needs_sell = plan.target == FormatKind::Sell && (!plan.slice_given || p.sigma.is_none());
     if needs_hyb || needs_sell {
-        let rl = RowLengths::from_csr(csr)?;
+        let rl = rows()?;
         if needs_hyb {
             p.hyb_width = HybWidth::Fixed(recommend_hyb_width(&rl).max(1));
         }
@@ -106,7 +108,7 @@ pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let types = probe(&src, &a.read)?;
     // Out of core when the in-memory path would exceed --memory-limit.
     if crate::commands::ooc::wanted(a, &src, &types, &target)? {
-        return crate::commands::ooc::run(a, &src, &types, &target, t);
+        return crate::commands::ooc::run(a, &plan, &src, &types, &target, t);
     }
     with_types!(
         types,
@@ -147,7 +149,7 @@ fn run_typed<T: Scalar, I: Index>(
         AnyMatrix::Csr(m.try_into_csr().with_context(cannot)?)
     } else {
         let csr = m.try_into_csr().with_context(cannot)?;
-        let params = recommended_params(&csr, plan)?;
+        let params = recommended_params(plan, || RowLengths::from_csr(&csr))?;
         from_csr(&csr, plan.target, &params).with_context(cannot)?
     };
     t.phase("convert");

@@ -4,7 +4,8 @@
 use std::io::Read;
 
 use anyhow::bail;
-use sparsetool_convert::ooc::{convert_out_of_core, fits, in_memory_estimate, Budget, OOC_FORMATS};
+use sparsetool_analyze::RowLengths;
+use sparsetool_convert::ooc::{convert_out_of_core, fits, in_memory_estimate, Budget, CsrView};
 use sparsetool_formats::alloc::human_bytes;
 use sparsetool_formats::io::{read_mm_header, Container, Input, OutputKind, Probe};
 use sparsetool_formats::mm::{Header, MmFormat};
@@ -12,6 +13,7 @@ use sparsetool_formats::values::escape;
 use sparsetool_formats::{FormatKind, Index, Scalar};
 
 use crate::args::{ConvertArgs, MemoryLimit};
+use crate::commands::convert::{recommended_params, Plan};
 use crate::dispatch::with_types;
 use crate::io::{container_name, dtype, load_options, print_warnings, Target};
 use crate::output::{Bar, Timings, Unit, Written};
@@ -37,7 +39,7 @@ fn estimate<T: Scalar, I: Index>(h: &Header, target: FormatKind, limit: u64) -> 
 /// Whether `convert` must run out of core: a Matrix Market input whose
 /// in-memory conversion would need more than the budget. Refuses (usage
 /// errors) what cannot then be done: an output other than a `.spb` file,
-/// a format the out-of-core path does not write, an array file.
+/// an array file.
 pub fn wanted(
     a: &ConvertArgs,
     src: &Input,
@@ -61,10 +63,8 @@ pub fn wanted(
     if matches!(src, Input::Path(_)) && !is_gz(src) && h.entries as u64 > src.len() / 4 {
         return Ok(false);
     }
-    let possible = target.kind == OutputKind::Spb
-        && target.path.is_some()
-        && OOC_FORMATS.contains(&a.to)
-        && h.format != MmFormat::Array;
+    let possible =
+        target.kind == OutputKind::Spb && target.path.is_some() && h.format != MmFormat::Array;
     // Without an explicit limit, what cannot run out of core is tried in
     // memory, where its own allocation checks apply.
     if !possible && a.memory_limit == MemoryLimit::Auto {
@@ -82,12 +82,6 @@ pub fn wanted(
             container_name(target.kind)
         );
     }
-    if !OOC_FORMATS.contains(&a.to) {
-        bail!(
-            "{why}; out of core, convert writes {} only: convert to one of those, or raise --memory-limit",
-            OOC_FORMATS.map(|k| k.to_string()).join(", ")
-        );
-    }
     if h.format == MmFormat::Array {
         bail!("{why}; an array (dense) file is converted in memory only: raise --memory-limit");
     }
@@ -97,6 +91,7 @@ pub fn wanted(
 /// Runs the out-of-core conversion ([`wanted`] said yes).
 pub fn run(
     a: &ConvertArgs,
+    plan: &Plan,
     src: &Input,
     types: &Probe,
     target: &Target,
@@ -105,12 +100,13 @@ pub fn run(
     with_types!(
         *types,
         dtype(a.dtype, types),
-        run_typed(a, src, target, &mut t)
+        run_typed(a, plan, src, target, &mut t)
     )
 }
 
 fn run_typed<T: Scalar, I: Index>(
     a: &ConvertArgs,
+    plan: &Plan,
     src: &Input,
     target: &Target,
     t: &mut Timings,
@@ -167,7 +163,15 @@ fn run_typed<T: Scalar, I: Index>(
     let mut failed = None;
     let mut summary = None;
     let written = sparsetool_formats::io::write_atomic_path(&out, target.force, ".tmp", |tmp| {
-        match convert_out_of_core::<T, I>(reader, &name, &opts, a.to, &budget, tmp) {
+        // The GPU layouts' parameters, chosen as in memory, from the
+        // CSR built out of core.
+        let params = |v: &CsrView<'_, T, I>| {
+            recommended_params(plan, || {
+                RowLengths::from_row_ptr(v.nrows, v.ncols, v.row_ptr, v.col_idx)
+            })
+            .map_err(|e| format!("{}: {e:#}", escape(&name)))
+        };
+        match convert_out_of_core::<T, I>(reader, &name, &opts, a.to, &params, &budget, tmp) {
             Ok(s) => {
                 summary = Some(s);
                 Ok(())
@@ -182,7 +186,13 @@ fn run_typed<T: Scalar, I: Index>(
         }
     });
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(match e {
+            // As in memory: the conversion's reason, after the file's name.
+            sparsetool_convert::ooc::OocError::Convert(c) => {
+                anyhow::Error::new(c).context(format!("cannot convert {} to {}", name, a.to))
+            }
+            e => e.into(),
+        });
     }
     written?;
     let Some(s) = summary else {

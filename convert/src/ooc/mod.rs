@@ -19,6 +19,10 @@
 //! 3. **Finish** — if duplicates were summed, the sections after the
 //!    first shrunken one move left; the header and the section table
 //!    (with the checksums) go at offset 0.
+//! 4. **GPU layouts** (ELL, HYB, JDS, SELL) need the row lengths first:
+//!    steps 1-3 write the CSR into the scratch directory, which is then
+//!    mapped and read in row blocks (ELL, HYB) or in sorted order (JDS,
+//!    SELL) to write the layout in bounded pieces (`layouts.rs`).
 //!
 //! The file is byte-identical to the one the in-memory path writes, for
 //! any budget: both sum duplicates in input order with the same kernel
@@ -27,8 +31,11 @@
 //! [`Layout`]: sparsetool_formats::binary::Layout
 
 mod build;
+mod layouts;
 mod out;
 mod scatter;
+
+pub use sparsetool_formats::binary::CsrView;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -36,6 +43,8 @@ use std::path::{Path, PathBuf};
 use sparsetool_formats::binary::{SectionSpec, SpbError};
 use sparsetool_formats::mm::{EntryBlock, EntryStream, Header, MmError, ReadOptions, Warning};
 use sparsetool_formats::{FormatKind, Index, Scalar};
+
+use crate::{ConvertError, ConvertParams};
 
 use out::{fields, SpbOut};
 use scatter::{read_records, record_size, Buckets};
@@ -76,6 +85,13 @@ pub enum OocError {
     /// The output layout could not be computed.
     #[error(transparent)]
     Spb(#[from] SpbError),
+    /// The GPU layout's parameters do not fit the matrix (an ELL width
+    /// below the longest row, too much padding, an index overflow).
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    /// The caller's choice of parameters failed.
+    #[error("{0}")]
+    Params(String),
     /// A broken invariant of the engine (a bug).
     #[error("internal error: {0}")]
     Internal(String),
@@ -167,8 +183,12 @@ pub fn fits<T, I>(h: &Header, target: FormatKind, budget: u64) -> bool {
     majors.div_ceil(nb) <= plan.bucket_majors
 }
 
-/// The formats [`convert_out_of_core`] writes.
-pub const OOC_FORMATS: [FormatKind; 3] = [FormatKind::Csr, FormatKind::Csc, FormatKind::Coo];
+/// How [`convert_out_of_core`] gets the GPU layouts' parameters: from the
+/// CSR matrix it built (an error is reported as [`OocError::Params`]).
+pub type ChooseParams<'a, T, I> = dyn Fn(&CsrView<'_, T, I>) -> Result<ConvertParams, String> + 'a;
+
+/// The formats [`convert_out_of_core`] writes: all of them.
+pub const OOC_FORMATS: [FormatKind; 7] = FormatKind::ALL;
 
 /// Bytes free for an unprivileged user on the file system of `dir`.
 #[must_use]
@@ -226,8 +246,14 @@ impl Plan {
 
 /// Converts the Matrix Market text read from `input` (plain or gzip;
 /// `name` is used in messages) to a `.spb` file at `out` holding `target`
-/// (one of [`OOC_FORMATS`]), within `budget`. The file is byte-identical
-/// to what the in-memory path writes for the same input and types.
+/// (any format), within `budget`. The file is byte-identical to what the
+/// in-memory path writes for the same input, types and parameters.
+///
+/// `params` gives the GPU layouts' parameters (ELL and HYB widths, SELL's
+/// C and σ), as [`crate::from_csr`] takes them; it is called once, with
+/// the CSR matrix built out of core, so that a choice that depends on the
+/// row lengths (a recommended width) sees them. It is not called for CSR,
+/// CSC and COO.
 ///
 /// `out` is written in place (the caller writes to a temporary name and
 /// renames). The scratch directory is created in `budget.tmp_dir`,
@@ -236,22 +262,32 @@ impl Plan {
 ///
 /// # Errors
 /// The input's errors (file and line), a full disk (path and bytes
-/// needed; checked up front too), I/O errors, a target this path does not
-/// write ([`OocError::Unsupported`]).
+/// needed; checked up front too), I/O errors, parameters that do not fit
+/// the matrix ([`OocError::Convert`], [`OocError::Params`]).
+///
+/// ```
+/// use sparsetool_convert::ooc::{convert_out_of_core, Budget};
+/// use sparsetool_convert::ConvertParams;
+/// use sparsetool_formats::{mm::ReadOptions, FormatKind};
+/// let mtx = "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1\n2 2 2\n3 1 3\n3 3 4\n";
+/// let dir = tempfile::tempdir().unwrap();
+/// let out = dir.path().join("m.spb");
+/// let budget = Budget { bytes: 256 << 10, tmp_dir: dir.path().to_path_buf() };
+/// let s = convert_out_of_core::<f64, i32>(
+///     mtx.as_bytes(), "m.mtx", &ReadOptions::default(), FormatKind::Ell,
+///     &|_| Ok(ConvertParams::default()), &budget, &out,
+/// ).unwrap();
+/// assert_eq!((s.nrows, s.nnz), (3, 4));
+/// ```
 pub fn convert_out_of_core<T: Scalar, I: Index>(
     input: impl Read + Send,
     name: &str,
     opts: &ReadOptions,
     target: FormatKind,
+    params: &ChooseParams<'_, T, I>,
     budget: &Budget,
     out: &Path,
 ) -> Result<OocSummary, OocError> {
-    if !OOC_FORMATS.contains(&target) {
-        return Err(OocError::Unsupported(format!(
-            "out-of-core conversion writes {}; not {target}",
-            OOC_FORMATS.map(|k| k.to_string()).join(", ")
-        )));
-    }
     let stream = EntryStream::open(input, name, opts)?;
     let h = *stream.header();
     let plan = Plan::new::<T, I>(budget.bytes);
@@ -275,7 +311,7 @@ pub fn convert_out_of_core<T: Scalar, I: Index>(
         },
         tempfile::TempDir::path,
     )?;
-    let result = run::<T, I>(stream, &h, target, &plan, scratch.path(), out);
+    let result = run::<T, I>(stream, &h, target, params, &plan, scratch.path(), out);
     sparsetool_formats::io::untrack_pending(scratch.path());
     let dir = scratch.path().to_path_buf();
     drop(scratch);
@@ -290,19 +326,27 @@ fn needs<T, I>(h: &Header, target: FormatKind) -> (u64, u64) {
         std::mem::size_of::<I>() as u64,
         std::mem::size_of::<T>() as u64,
     );
-    let scratch = e.saturating_mul(record_size::<T, I>() as u64);
+    let mut scratch = e.saturating_mul(record_size::<T, I>() as u64);
     let majors = if target == FormatKind::Csc {
         h.ncols
     } else {
         h.nrows
     } as u64;
+    let csr = e
+        .saturating_mul(isz + vsz)
+        .saturating_add((majors + 1).saturating_mul(isz))
+        .saturating_add(4096);
+    // The GPU layouts are built from a CSR in the scratch directory; their
+    // own size (at least the CSR's) is checked once the widths are known.
     let output = match target {
-        FormatKind::Coo => e.saturating_mul(2 * isz + vsz),
-        _ => e
-            .saturating_mul(isz + vsz)
-            .saturating_add((majors + 1).saturating_mul(isz)),
+        FormatKind::Coo => e.saturating_mul(2 * isz + vsz).saturating_add(4096),
+        FormatKind::Csr | FormatKind::Csc => csr,
+        _ => {
+            scratch = scratch.saturating_add(csr);
+            csr
+        }
     };
-    (scratch, output.saturating_add(4096))
+    (scratch, output)
 }
 
 /// Refuses up front when the scratch directory's and the output's file
@@ -375,6 +419,7 @@ fn run<T: Scalar, I: Index>(
     stream: EntryStream<'_>,
     h: &Header,
     target: FormatKind,
+    params: &ChooseParams<'_, T, I>,
     plan: &Plan,
     dir: &Path,
     out: &Path,
@@ -434,11 +479,26 @@ fn run<T: Scalar, I: Index>(
         )));
     }
     let e = entries as usize;
-    let (nnz, buckets, bytes) = if coo {
-        let bytes = write_coo::<T, I>(h, [&main, &mirrors], e, plan, out)?;
-        (e, 1, bytes)
-    } else {
-        write_compressed::<T, I>(h, target, &main, e, plan, out)?
+    let (nnz, buckets, bytes) = match target {
+        FormatKind::Coo => {
+            let bytes = write_coo::<T, I>(h, [&main, &mirrors], e, plan, out)?;
+            (e, 1, bytes)
+        }
+        FormatKind::Csr | FormatKind::Csc => {
+            write_compressed::<T, I>(h, target, &main, e, plan, out)?
+        }
+        _ => {
+            let csr = dir.join("csr.spb");
+            let (nnz, buckets, _) =
+                write_compressed::<T, I>(h, FormatKind::Csr, &main, e, plan, &csr)?;
+            let mapped = layouts::MappedCsr::open::<T, I>(&csr, h.nrows, nnz)?;
+            let view = mapped.view::<T, I>(h.nrows, h.ncols)?;
+            let p = params(&view).map_err(OocError::Params)?;
+            let bytes = layouts::write(&view, target, &p, plan, out)?;
+            drop(mapped);
+            let _ = std::fs::remove_file(&csr);
+            (nnz, buckets, bytes)
+        }
     };
     Ok(OocSummary {
         nrows: h.nrows,
@@ -482,29 +542,16 @@ fn write_coo<T: Scalar, I: Index>(
     );
     for part in parts {
         let path = part.path(0);
-        let flush = |r: &mut Vec<I>,
-                     c: &mut Vec<I>,
-                     v: &mut Vec<T>,
-                     o: &mut SpbOut|
-         -> Result<(), OocError> {
-            o.append(0, r)?;
-            o.append(1, c)?;
-            o.append(2, v)?;
-            r.clear();
-            c.clear();
-            v.clear();
-            Ok(())
-        };
         read_records::<T, I>(&path, plan.chunk, |i, j, x| {
             r.push(i);
             c.push(j);
             v.push(x);
             if v.len() == cap {
-                flush(&mut r, &mut c, &mut v, &mut o)?;
+                o.append_entries(0, &mut r, &mut c, &mut v)?;
             }
             Ok(())
         })?;
-        flush(&mut r, &mut c, &mut v, &mut o)?;
+        o.append_entries(0, &mut r, &mut c, &mut v)?;
         let _ = std::fs::remove_file(&path);
         sparsetool_formats::progress::CONVERT.add(1);
     }

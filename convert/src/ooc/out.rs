@@ -22,6 +22,9 @@ pub(super) struct SpbOut {
     hashers: Vec<SectionHasher>,
     /// Bytes written so far per section.
     written: Vec<u64>,
+    /// Sections written out of order ([`SpbOut::put`]): hashed at the
+    /// end by reading them back.
+    placed: Vec<bool>,
 }
 
 impl SpbOut {
@@ -44,6 +47,7 @@ impl SpbOut {
             layout,
             hashers: vec![SectionHasher::default(); n],
             written: vec![0; n],
+            placed: vec![false; n],
         })
     }
 
@@ -64,6 +68,63 @@ impl SpbOut {
         self.write_at(bytes, at)?;
         self.hashers[s].update(bytes);
         self.written[s] += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Appends coordinate entries to sections `t`, `t + 1`, `t + 2` (rows,
+    /// columns, values) and empties the buffers.
+    pub(super) fn append_entries<T: Scalar, I: Index>(
+        &mut self,
+        t: usize,
+        rows: &mut Vec<I>,
+        cols: &mut Vec<I>,
+        vals: &mut Vec<T>,
+    ) -> Result<(), OocError> {
+        self.append(t, rows)?;
+        self.append(t + 1, cols)?;
+        self.append(t + 2, vals)?;
+        rows.clear();
+        cols.clear();
+        vals.clear();
+        Ok(())
+    }
+
+    /// Writes `items` at element `at` of section `s`, out of order (the
+    /// slot-major GPU layouts). Every element of the section must be put
+    /// exactly once; the section is hashed by [`SpbOut::finish`], which
+    /// reads it back. Not to be mixed with [`SpbOut::append`].
+    pub(super) fn put<P: bytemuck::Pod>(
+        &mut self,
+        s: usize,
+        at: usize,
+        items: &[P],
+    ) -> Result<(), OocError> {
+        let bytes: &[u8] = bytemuck::cast_slice(items);
+        let off = self.layout.table[s].offset + (at * std::mem::size_of::<P>()) as u64;
+        self.write_at(bytes, off)?;
+        self.placed[s] = true;
+        self.written[s] += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Reads `len` bytes from offset `at` back, `buf` at a time, handing
+    /// each piece and its position (from `at`) to `f`.
+    fn read_back(
+        &self,
+        buf: &mut [u8],
+        at: u64,
+        len: u64,
+        mut f: impl FnMut(&Self, &[u8], u64) -> Result<(), OocError>,
+    ) -> Result<(), OocError> {
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(buf.len() as u64) as usize;
+            self.file
+                .read_exact_at(&mut buf[..n], at + done)
+                .map_err(|e| OocError::io(&self.path, "cannot read back", e))?;
+            f(self, &buf[..n], done)?;
+            done += n as u64;
+        }
         Ok(())
     }
 
@@ -90,15 +151,9 @@ impl SpbOut {
             // Moves go left (sections only shrink), front to back: a
             // piece is read before anything is written over it.
             if new.offset != old.offset {
-                let mut done = 0;
-                while done < new.byte_len {
-                    let n = (new.byte_len - done).min(buf.len() as u64) as usize;
-                    self.file
-                        .read_exact_at(&mut buf[..n], old.offset + done)
-                        .map_err(|e| OocError::io(&self.path, "cannot read back", e))?;
-                    self.write_at(&buf[..n], new.offset + done)?;
-                    done += n as u64;
-                }
+                self.read_back(&mut buf, old.offset, new.byte_len, |o, piece, done| {
+                    o.write_at(piece, new.offset + done)
+                })?;
             }
         }
         // Zero padding before each section (64-byte alignment).
@@ -113,6 +168,19 @@ impl SpbOut {
         self.file
             .set_len(fin.file_size)
             .map_err(|e| OocError::io(&self.path, "cannot write", e))?;
+        // Sections put out of order are hashed now, read back in order
+        // (they never move: only `append`ed sections shrink).
+        for (s, sec) in fin.table.iter().enumerate() {
+            if !self.placed[s] {
+                continue;
+            }
+            let mut h = SectionHasher::default();
+            self.read_back(&mut buf, sec.offset, sec.byte_len, |_, piece, _| {
+                h.update(piece);
+                Ok(())
+            })?;
+            self.hashers[s] = h;
+        }
         let checksums: Vec<u64> = std::mem::take(&mut self.hashers)
             .into_iter()
             .map(SectionHasher::finish)

@@ -142,6 +142,27 @@ pub struct CsrView<'a, T, I> {
     pub values: &'a [T],
 }
 
+impl<'a, T: Scalar, I: Index> CsrView<'a, T, I> {
+    /// Entries of row `i`.
+    #[must_use]
+    pub fn row_len(&self, i: usize) -> usize {
+        self.row_ptr[i + 1].to_usize() - self.row_ptr[i].to_usize()
+    }
+
+    /// Columns and values of row `i`.
+    #[must_use]
+    pub fn row(&self, i: usize) -> (&'a [I], &'a [T]) {
+        let (s, e) = (self.row_ptr[i].to_usize(), self.row_ptr[i + 1].to_usize());
+        (&self.col_idx[s..e], &self.values[s..e])
+    }
+
+    /// Stored entries.
+    #[must_use]
+    pub fn nnz(&self) -> usize {
+        self.col_idx.len()
+    }
+}
+
 impl SpbFile {
     fn dims(&self) -> Result<(usize, usize, usize, usize, usize), SpbError> {
         let h = self.header();
