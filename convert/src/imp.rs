@@ -13,7 +13,9 @@ use sparsetool_formats::{Coo, Csc, Csr, Ell, FormatKind, Hyb, Index, Jds, Scalar
 
 use crate::params::{check_sell, check_width, slots};
 use crate::rows::{fill_jds_row, fill_sell_slice, fill_slotted_row, gather_row};
-use crate::util::{cuts_into, ix, offsets, split_at_offsets, Par, Scatter, MIN_BLOCK_WORK};
+use crate::util::{
+    cuts_into, ix, longer_than, offsets, split_at_offsets, Par, Scatter, MIN_BLOCK_WORK,
+};
 use crate::{ConvertError, HybWidth, ELL_FILL_MIN_SLOTS, MAX_ELL_FILL};
 
 /// Builds a CSR matrix whose invariants hold by construction.
@@ -107,7 +109,7 @@ pub(crate) fn csr_to_coo<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Coo<T,
 }
 
 /// The longest row and its (first) index.
-fn longest_row<I: Index>(par: Par, ptr: &[I]) -> (usize, usize) {
+pub(crate) fn longest_row<I: Index>(par: Par, ptr: &[I]) -> (usize, usize) {
     let len = |w: &[I]| w[1].to_usize() - w[0].to_usize();
     // Key on (len, Reverse(row)): the first of several longest rows wins.
     let best = match par {
@@ -235,17 +237,8 @@ pub(crate) fn csr_to_hyb<T: Scalar, I: Index>(
 pub(crate) fn csr_to_jds<T: Scalar, I: Index>(par: Par, a: &Csr<T, I>) -> Jds<T, I> {
     let n = a.nrows();
     let (longest, _) = longest_row(par, a.row_ptr());
-    // start[l]: first sorted position of rows of length l (longer first).
-    let mut hist = vec![0usize; longest + 1];
-    for i in 0..n {
-        hist[a.row_len(i)] += 1;
-    }
-    let mut start = vec![0usize; longest + 2];
-    for l in (0..=longest).rev() {
-        start[l] = start[l + 1] + hist[l];
-    }
-    // start[l] is now the number of rows of length >= l; shift to "> l".
-    let above: Vec<usize> = (0..=longest).map(|l| start[l + 1]).collect();
+    // above[l]: first sorted position of rows of length l (longer first).
+    let above = longer_than(longest, (0..n).map(|i| a.row_len(i)));
     let mut next = above.clone();
     let mut perm = vec![I::default(); n];
     for i in 0..n {

@@ -158,6 +158,24 @@ pub(crate) fn ix<I: Index>(v: usize) -> I {
     I::from_usize_unchecked(v)
 }
 
+/// `above[l]`: how many of `lens` exceed `l`, for `l` in `0..=longest`
+/// (`longest` at least the largest length). In a stable sort by
+/// descending length, the rows of length `l` start at position
+/// `above[l]`, and JDS diagonal `d` holds `above[d]` rows.
+pub(crate) fn longer_than(longest: usize, lens: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut hist = vec![0usize; longest + 1];
+    for l in lens {
+        hist[l] += 1;
+    }
+    let mut above = vec![0usize; longest + 1];
+    let mut run = 0;
+    for l in (0..=longest).rev() {
+        above[l] = run;
+        run += hist[l];
+    }
+    above
+}
+
 /// Exclusive prefix sum of `lens` into an offsets array of `lens + 1`.
 pub(crate) fn offsets<I: Index>(lens: impl Iterator<Item = usize>, n: usize) -> Vec<I> {
     let mut ptr = Vec::with_capacity(n + 1);

@@ -14,26 +14,15 @@
 use std::cmp::Reverse;
 use std::path::Path;
 
-use sparsetool_formats::binary::{CsrView, DType, Layout, SectionSpec};
+use sparsetool_formats::binary::{CsrView, Layout, SectionSpec};
 use sparsetool_formats::{FormatError, FormatKind, Index, Scalar};
 
 use super::out::{fields, SpbOut};
 use super::{OocError, Plan};
+use crate::imp::longest_row;
 use crate::params::{check_sell, check_width, slots, ELL_FILL_MIN_SLOTS, MAX_ELL_FILL};
-use crate::util::ix;
+use crate::util::{ix, longer_than, offsets, Par};
 use crate::{hyb_auto_width, ConvertError, ConvertParams, HybWidth};
-
-/// The longest row of `a` and its (first) index.
-fn longest<T: Scalar, I: Index>(a: &CsrView<'_, T, I>) -> (usize, usize) {
-    let mut best = (0, 0);
-    for i in 0..a.nrows {
-        let l = a.row_len(i);
-        if l > best.0 {
-            best = (l, i);
-        }
-    }
-    best
-}
 
 /// The mapped scratch CSR file.
 pub(super) struct MappedCsr {
@@ -88,21 +77,6 @@ impl MappedCsr {
             values: self.section(2)?,
         })
     }
-}
-
-/// Sections of the given names, kinds (`true`: values) and counts.
-fn sections<T: Scalar, I: Index>(
-    list: &[(&'static str, bool, usize)],
-) -> Result<Vec<SectionSpec>, OocError> {
-    let (idx, val): (DType, DType) = super::dtypes::<T, I>()?;
-    Ok(list
-        .iter()
-        .map(|&(name, is_value, count)| SectionSpec {
-            name,
-            dtype: if is_value { val } else { idx },
-            count: count as u64,
-        })
-        .collect())
 }
 
 /// Memory of the layout pass: entries of a block being placed, and
@@ -181,7 +155,7 @@ fn write_ell<T: Scalar, I: Index>(
     pieces: Pieces,
     out: &Path,
 ) -> Result<u64, OocError> {
-    let (longest, row) = longest(a);
+    let (longest, row) = longest_row(Par::Rayon, a.row_ptr);
     let width = match p.ell_width {
         None => longest,
         Some(w) => {
@@ -206,10 +180,10 @@ fn write_ell<T: Scalar, I: Index>(
         }
         .into());
     }
-    let specs = sections::<T, I>(&[
-        ("row_nnz", false, a.nrows),
-        ("col_idx", false, n_slots),
-        ("values", true, n_slots),
+    let specs = super::sections::<T, I>(&[
+        ("row_nnz", false, a.nrows as u64),
+        ("col_idx", false, n_slots as u64),
+        ("values", true, n_slots as u64),
     ])?;
     let mut o = create(out, &specs)?;
     ell_part(a, width, &mut o, None, pieces)?;
@@ -232,13 +206,13 @@ fn write_hyb<T: Scalar, I: Index>(
     };
     let n_slots = slots::<I>(n, width)?;
     let tail: usize = (0..n).map(|i| a.row_len(i).saturating_sub(width)).sum();
-    let specs = sections::<T, I>(&[
-        ("ell_row_nnz", false, n),
-        ("ell_col_idx", false, n_slots),
-        ("ell_values", true, n_slots),
-        ("coo_rows", false, tail),
-        ("coo_cols", false, tail),
-        ("coo_values", true, tail),
+    let specs = super::sections::<T, I>(&[
+        ("ell_row_nnz", false, n as u64),
+        ("ell_col_idx", false, n_slots as u64),
+        ("ell_values", true, n_slots as u64),
+        ("coo_rows", false, tail as u64),
+        ("coo_cols", false, tail as u64),
+        ("coo_values", true, tail as u64),
     ])?;
     let mut o = create(out, &specs)?;
     ell_part(a, width, &mut o, Some(3), pieces)?;
@@ -329,7 +303,7 @@ fn sorted_pieces<T: Scalar, I: Index>(
         piece.sort_by_key(|r| Reverse(a.row_len(r.to_usize())));
         return f(0, &piece);
     }
-    let above = longer_than(a, w0, w1);
+    let above = window_longer_than(a, w0, w1);
     let mut p0 = 0;
     while p0 < m {
         let p1 = (p0 + cap).min(m);
@@ -349,21 +323,14 @@ fn sorted_pieces<T: Scalar, I: Index>(
     Ok(())
 }
 
-/// `above[l]`: the rows of `w0..w1` longer than `l`, for `l` up to the
-/// longest (the first sorted position of the rows of length `l`).
-fn longer_than<T: Scalar, I: Index>(a: &CsrView<'_, T, I>, w0: usize, w1: usize) -> Vec<usize> {
+/// `above[l]` ([`longer_than`]) over the rows `w0..w1`.
+fn window_longer_than<T: Scalar, I: Index>(
+    a: &CsrView<'_, T, I>,
+    w0: usize,
+    w1: usize,
+) -> Vec<usize> {
     let longest = (w0..w1).map(|i| a.row_len(i)).max().unwrap_or(0);
-    let mut hist = vec![0usize; longest + 1];
-    for i in w0..w1 {
-        hist[a.row_len(i)] += 1;
-    }
-    let mut above = vec![0usize; longest + 1];
-    let mut run = 0;
-    for l in (0..=longest).rev() {
-        above[l] = run;
-        run += hist[l];
-    }
-    above
+    longer_than(longest, (w0..w1).map(|i| a.row_len(i)))
 }
 
 /// JDS: the permutation in pieces (a stable sort by descending length),
@@ -374,24 +341,19 @@ fn write_jds<T: Scalar, I: Index>(
     out: &Path,
 ) -> Result<u64, OocError> {
     let n = a.nrows;
-    let above = longer_than(a, 0, n);
-    let longest = above.len() - 1;
-    // Diagonal d holds the rows longer than d.
-    let jd_ptr: Vec<usize> = std::iter::once(0)
-        .chain(above[..longest].iter().scan(0usize, |run, &k| {
-            *run += k;
-            Some(*run)
-        }))
-        .collect();
+    let (longest, _) = longest_row(Par::Rayon, a.row_ptr);
+    let above = longer_than(longest, (0..n).map(|i| a.row_len(i)));
+    // Diagonal d holds the rows longer than d: above[d] of them.
+    let jd_ptr: Vec<I> = offsets(above.iter().copied().take(longest), longest);
     let nnz = a.nnz();
-    let specs = sections::<T, I>(&[
-        ("perm", false, n),
-        ("jd_ptr", false, longest + 1),
-        ("col_idx", false, nnz),
-        ("values", true, nnz),
+    let specs = super::sections::<T, I>(&[
+        ("perm", false, n as u64),
+        ("jd_ptr", false, (longest + 1) as u64),
+        ("col_idx", false, nnz as u64),
+        ("values", true, nnz as u64),
     ])?;
     let mut o = create(out, &specs)?;
-    o.append(1, &jd_ptr.iter().map(|&v| ix::<I>(v)).collect::<Vec<I>>())?;
+    o.append(1, &jd_ptr)?;
     sparsetool_formats::progress::CONVERT.start(n.div_ceil(pieces.positions) as u64);
     let (mut c, mut v, mut at) = (Vec::<I>::new(), Vec::<T>::new(), Vec::<usize>::new());
     sorted_pieces(a, (0, n), true, pieces.positions, |p0, perm| {
@@ -432,8 +394,9 @@ fn write_jds<T: Scalar, I: Index>(
                 }
             }
             for d in 0..first {
-                o.put(2, jd_ptr[d] + s0, &c[at[d]..at[d + 1]])?;
-                o.put(3, jd_ptr[d] + s0, &v[at[d]..at[d + 1]])?;
+                let to = jd_ptr[d].to_usize() + s0;
+                o.put(2, to, &c[at[d]..at[d + 1]])?;
+                o.put(3, to, &v[at[d]..at[d + 1]])?;
             }
             q = q1;
         }
@@ -489,12 +452,12 @@ fn write_sell<T: Scalar, I: Index>(
         })
         .into());
     }
-    let specs = sections::<T, I>(&[
-        ("perm", false, n),
-        ("slice_ptr", false, nslices + 1),
-        ("slice_width", false, nslices),
-        ("col_idx", false, total),
-        ("values", true, total),
+    let specs = super::sections::<T, I>(&[
+        ("perm", false, n as u64),
+        ("slice_ptr", false, (nslices + 1) as u64),
+        ("slice_width", false, nslices as u64),
+        ("col_idx", false, total as u64),
+        ("values", true, total as u64),
     ])?;
     let mut o = create(out, &specs)?;
     o.append(1, &[I::default()])?;

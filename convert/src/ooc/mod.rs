@@ -561,29 +561,32 @@ fn write_coo<T: Scalar, I: Index>(
     )
 }
 
+/// Sections of the given names, kinds (`true`: values) and counts, in
+/// this order.
+fn sections<T: Scalar, I: Index>(
+    list: &[(&'static str, bool, u64)],
+) -> Result<Vec<SectionSpec>, OocError> {
+    let (idx, val) = dtypes::<T, I>()?;
+    Ok(list
+        .iter()
+        .map(|&(name, is_value, count)| SectionSpec {
+            name,
+            dtype: if is_value { val } else { idx },
+            count,
+        })
+        .collect())
+}
+
 /// Two index sections of `counts` elements, then `values` of as many
-/// as the second.
+/// as the second (COO, CSR, CSC).
 fn specs<T: Scalar, I: Index>(
     names: [&'static str; 2],
     counts: [u64; 2],
-) -> Result<[SectionSpec; 3], OocError> {
-    let (idx, val) = dtypes::<T, I>()?;
-    Ok([
-        SectionSpec {
-            name: names[0],
-            dtype: idx,
-            count: counts[0],
-        },
-        SectionSpec {
-            name: names[1],
-            dtype: idx,
-            count: counts[1],
-        },
-        SectionSpec {
-            name: "values",
-            dtype: val,
-            count: counts[1],
-        },
+) -> Result<Vec<SectionSpec>, OocError> {
+    sections::<T, I>(&[
+        (names[0], false, counts[0]),
+        (names[1], false, counts[1]),
+        ("values", true, counts[1]),
     ])
 }
 
