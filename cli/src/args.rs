@@ -414,7 +414,7 @@ pub struct ConvertArgs {
     pub json: bool,
     /// Memory budget: `auto` (half the available memory) or a size such as
     /// `512M`, `8G`. A conversion that needs more runs out of core
-    /// (Matrix Market input, .spb output; see docs/out-of-core.md).
+    /// (Matrix Market input, any output file; see docs/out-of-core.md).
     #[arg(long, value_name = "SIZE|auto", default_value = "auto", value_parser = memory_limit)]
     pub memory_limit: MemoryLimit,
     /// Directory of the out-of-core conversion's temporary buckets

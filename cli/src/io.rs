@@ -95,6 +95,16 @@ pub struct Target {
 }
 
 impl Target {
+    /// The writer's options: `--force`, `--symmetry`, the comments.
+    pub fn save_options(&self) -> SaveOptions {
+        SaveOptions {
+            force: self.force,
+            symmetry: self.symmetry,
+            comments: self.comments.clone(),
+            storage: None,
+        }
+    }
+
     /// Validates `-o`, `--output-format` and `--force` before any work: the
     /// container (by extension unless `--output-format` says; Matrix
     /// Market on stdout), an existing file, a missing directory, binary
@@ -155,11 +165,7 @@ pub fn save<T: Scalar, I: Index>(m: &AnyMatrix<T, I>, target: &Target) -> anyhow
         None => target.name(),
     };
     let _spin = Spinner::start(format!("writing {name}"), m.nnz() > 5_000_000);
-    let opts = SaveOptions {
-        force: target.force,
-        symmetry: target.symmetry,
-        comments: target.comments.clone(),
-    };
+    let opts = target.save_options();
     match &target.path {
         Some(p) => {
             io::save_as(p, target.kind, m.as_ref(), &opts)?;

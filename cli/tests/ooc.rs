@@ -1,5 +1,6 @@
 //! `convert --memory-limit`: out-of-core conversion through the CLI gives
-//! the in-memory path's bytes, refuses what it cannot write, and leaves
+//! the in-memory path's bytes in every container, refuses what it cannot
+//! write, and leaves
 //! nothing behind on an error or a signal; `gen --stream` writes what
 //! `gen` writes.
 
@@ -51,6 +52,30 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
+/// `convert INPUT --to FMT` into a `.EXT` file in `dir`, in memory and
+/// out of core (64 KiB, scratch files in `scratch`): the same bytes.
+fn same_both_ways(input: &str, fmt: &str, ext: &str, dir: &Path, scratch: &Path) {
+    let tag = fmt.replace([' ', '-'], "_");
+    let a = dir.join(format!("{tag}-mem.{ext}"));
+    let b = dir.join(format!("{tag}-ooc.{ext}"));
+    let common = format!("convert {input} --to {fmt} --force -o");
+    let o = run(&format!("{common} {}", a.display()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&format!(
+        "{common} {} --memory-limit 64K --tmp-dir {} --timings",
+        b.display(),
+        scratch.display()
+    ));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("convert (out of core)"),
+        "{}",
+        stderr(&o)
+    );
+    let (x, y) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert!(x == y, "{input} to {fmt} as .{ext}: the files differ");
+}
+
 #[test]
 fn out_of_core_files_equal_in_memory_ones() {
     let d = tmp();
@@ -75,25 +100,34 @@ fn out_of_core_files_equal_in_memory_ones() {
                 // Its dense row makes 46500^2 ELL slots: too many for i32.
                 continue;
             }
-            let tag = fmt.replace([' ', '-'], "_");
-            let a = d.path().join(format!("{tag}-mem.spb"));
-            let b = d.path().join(format!("{tag}-ooc.spb"));
-            let common = format!("convert {input} --to {fmt} --force -o");
-            let o = run(&format!("{common} {}", a.display()));
-            assert!(o.status.success(), "{}", stderr(&o));
-            let o = run(&format!(
-                "{common} {} --memory-limit 64K --tmp-dir {} --timings",
-                b.display(),
-                scratch.path().display()
-            ));
-            assert!(o.status.success(), "{}", stderr(&o));
-            assert!(
-                stderr(&o).contains("convert (out of core)"),
-                "{}",
-                stderr(&o)
-            );
-            let (x, y) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-            assert!(x == y, "{input} to {fmt}: the files differ");
+            same_both_ways(input, fmt, "spb", d.path(), scratch.path());
+        }
+    }
+    assert!(entries(scratch.path()).is_empty());
+}
+
+/// `.npz`, `.mtx` and `.mtx.gz` outputs out of core: the in-memory
+/// bytes, Matrix Market storage (`--symmetry`) and comments included.
+#[test]
+fn every_container_out_of_core_equals_in_memory() {
+    let d = tmp();
+    let scratch = tmp();
+    for input in [
+        "fixtures/matrices/real/bcsstk13.mtx.gz",
+        "fixtures/matrices/real/lp_ship04l.mtx",
+    ] {
+        for (fmt, ext) in [
+            ("csr", "npz"),
+            ("coo", "npz"),
+            ("sell --slice 8 --sigma 64", "npz"),
+            ("hyb", "npz"),
+            ("csc", "mtx"),
+            ("coo", "mtx"),
+            ("coo --symmetry general", "mtx"),
+            ("jds", "mtx.gz"),
+            ("csr --symmetry general", "mtx.gz"),
+        ] {
+            same_both_ways(input, fmt, ext, d.path(), scratch.path());
         }
     }
     assert!(entries(scratch.path()).is_empty());
@@ -116,21 +150,16 @@ fn standard_input_goes_out_of_core_too() {
 fn what_cannot_be_done_out_of_core_is_a_usage_error() {
     let d = tmp();
     let m = "fixtures/matrices/real/bcsstk13.mtx.gz";
-    for (to, out, says) in [
-        ("csr", "x.npz", "writes .spb files only"),
-        ("csr", "x.mtx", "writes .spb files only"),
-        ("ell", "x.mtx", "writes .spb files only"),
-    ] {
-        let out = d.path().join(out);
-        let o = run(&format!(
-            "convert {m} --to {to} -o {} --memory-limit 100K",
-            out.display()
-        ));
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        let e = stderr(&o);
-        assert!(e.contains(says) && e.contains("--memory-limit"), "{e}");
-        assert!(e.contains("bcsstk13.mtx.gz"), "{e}");
-    }
+    // Standard output: the scratch files need a directory.
+    let o = run(&format!("convert {m} --to csr -o - --memory-limit 100K"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("give -o FILE") && e.contains("--memory-limit"),
+        "{e}"
+    );
+    assert!(e.contains("bcsstk13.mtx.gz"), "{e}");
+    assert!(o.stdout.is_empty());
     // A width that does not fit is found once the rows are built: the
     // same message as in memory, naming the file.
     let out = d.path().join("narrow.spb");

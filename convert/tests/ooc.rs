@@ -7,27 +7,29 @@
 use std::path::{Path, PathBuf};
 
 use sparsetool_convert::ooc::{
-    convert_out_of_core, Budget, ChooseParams, CsrView, OocError, OocSummary, OOC_FORMATS,
+    convert_out_of_core, convert_out_of_core_to, Budget, ChooseParams, CsrView, OocError,
+    OocSummary, Output, OOC_FORMATS,
 };
 use sparsetool_convert::{from_csr, ConvertParams, HybWidth, ToCsr};
-use sparsetool_formats::binary::write_spb;
-use sparsetool_formats::io::{load, Input, LoadOptions};
+use sparsetool_formats::io::{load, write_to_with, Input, LoadOptions, OutputKind, SaveOptions};
 use sparsetool_formats::mm::{MmErrorKind, ReadOptions};
 use sparsetool_formats::{AnyMatrix, Complex64, FormatKind, Index, Scalar};
 
-/// What `sparsetool convert` writes in memory, or the conversion's error.
+/// What `sparsetool convert` writes in memory in the container `kind`
+/// (a Matrix Market output carries the input's comments), or the
+/// conversion's error.
 fn in_memory<T: Scalar, I: Index>(
     path: &Path,
     target: FormatKind,
     params: &ConvertParams,
+    kind: OutputKind,
 ) -> Result<Vec<u8>, String> {
     let opts = LoadOptions {
         lenient: lenient(path),
         ..LoadOptions::default()
     };
-    let m = load::<T, I>(&Input::Path(path.into()), &opts)
-        .unwrap()
-        .matrix;
+    let loaded = load::<T, I>(&Input::Path(path.into()), &opts).unwrap();
+    let m = loaded.matrix;
     let out = if m.kind() == FormatKind::Coo && target == FormatKind::Coo {
         m
     } else {
@@ -38,9 +40,13 @@ fn in_memory<T: Scalar, I: Index>(
             from_csr(&csr, target, params).map_err(|e| e.to_string())?
         }
     };
-    let mut buf = Vec::new();
-    write_spb(&mut buf, out.as_ref()).unwrap();
-    Ok(buf)
+    let save = SaveOptions {
+        comments: loaded.comments,
+        ..SaveOptions::default()
+    };
+    let mut buf = std::io::Cursor::new(Vec::new());
+    write_to_with(&mut buf, Path::new("o"), kind, out.as_ref(), &save).unwrap();
+    Ok(buf.into_inner())
 }
 
 /// The out-of-core bytes and the number of buckets built, or the error.
@@ -49,9 +55,10 @@ fn out_of_core<T: Scalar, I: Index>(
     target: FormatKind,
     params: &ConvertParams,
     budget: u64,
+    kind: OutputKind,
 ) -> Result<(Vec<u8>, usize), String> {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.spb");
+    let out = dir.path().join("out");
     let f = std::fs::File::open(path).unwrap();
     let b = Budget {
         bytes: budget,
@@ -61,8 +68,13 @@ fn out_of_core<T: Scalar, I: Index>(
         lenient: lenient(path),
         ..ReadOptions::default()
     };
-    let r =
-        convert_out_of_core::<T, I>(f, "m.mtx", &opts, target, &|_| Ok(params.clone()), &b, &out);
+    let output = Output {
+        path: &out,
+        kind,
+        save: &SaveOptions::default(),
+    };
+    let choose = |_: &CsrView<'_, T, I>| Ok(params.clone());
+    let r = convert_out_of_core_to::<T, I>(f, "m.mtx", &opts, target, &choose, &b, &output);
     // Nothing left in the scratch directory's parent but the output.
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     let s = match r {
@@ -79,15 +91,27 @@ fn out_of_core<T: Scalar, I: Index>(
     Ok((bytes, s.buckets))
 }
 
-/// Both paths give the same bytes, or the same error.
+/// Both paths give the same `.spb` bytes, or the same error.
 fn same_as_in_memory<T: Scalar, I: Index>(
     path: &Path,
     target: FormatKind,
     params: &ConvertParams,
     budget: u64,
 ) -> usize {
-    let want = in_memory::<T, I>(path, target, params);
-    match out_of_core::<T, I>(path, target, params, budget) {
+    same_in::<T, I>(OutputKind::Spb, path, target, params, budget)
+}
+
+/// Both paths give the same bytes in the container `kind`, or the same
+/// error.
+fn same_in<T: Scalar, I: Index>(
+    kind: OutputKind,
+    path: &Path,
+    target: FormatKind,
+    params: &ConvertParams,
+    budget: u64,
+) -> usize {
+    let want = in_memory::<T, I>(path, target, params, kind);
+    match out_of_core::<T, I>(path, target, params, budget, kind) {
         Ok((got, buckets)) => {
             let want = want.unwrap_or_else(|e| {
                 panic!(
@@ -95,6 +119,20 @@ fn same_as_in_memory<T: Scalar, I: Index>(
                     path.display()
                 )
             });
+            if kind != OutputKind::Spb && got != want {
+                // The text shows where.
+                let (g, w) = (
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                );
+                let at = g.lines().zip(w.lines()).position(|(a, b)| a != b);
+                panic!(
+                    "{} to {target} as {kind:?}: bytes differ at line {at:?} ({} and {} bytes)",
+                    path.display(),
+                    got.len(),
+                    want.len()
+                );
+            }
             assert!(
                 got == want,
                 "{} to {target} ({params:?}): bytes differ",
@@ -168,13 +206,20 @@ fn lenient(path: &Path) -> bool {
 }
 
 fn same<T: Scalar, I: Index>(path: &Path, budget: u64) -> usize {
+    same_each::<T, I>(&[OutputKind::Spb], path, budget)
+}
+
+/// Every format in every container of `kinds`; the most buckets built.
+fn same_each<T: Scalar, I: Index>(kinds: &[OutputKind], path: &Path, budget: u64) -> usize {
     let mut most = 0;
     if needs_whole_file(path) {
         return 0;
     }
-    for target in OOC_FORMATS {
-        let buckets = same_as_in_memory::<T, I>(path, target, &ConvertParams::default(), budget);
-        most = most.max(buckets);
+    for &kind in kinds {
+        for target in OOC_FORMATS {
+            let buckets = same_in::<T, I>(kind, path, target, &ConvertParams::default(), budget);
+            most = most.max(buckets);
+        }
     }
     most
 }
@@ -302,6 +347,79 @@ fn symmetric_duplicates_empty_rows_dense_row() {
     std::io::Write::write_all(&mut enc, made_up("symmetric", "real").as_bytes()).unwrap();
     std::fs::write(&gz, enc.finish().unwrap()).unwrap();
     same::<f64, i32>(&gz, 64 << 10);
+}
+
+/// `.npz` and Matrix Market outputs (plain and gzip) out of core are
+/// the in-memory path's bytes, for every format, on every bundled matrix
+/// and on the made-up ones: symmetric storage found in place (a COO
+/// target through its canonical CSR), duplicates, empty rows, a dense
+/// row, the input's comments carried over.
+#[test]
+fn npz_and_matrix_market_outputs_are_byte_identical() {
+    let all = [OutputKind::Npz, OutputKind::Mtx, OutputKind::MtxGz];
+    for p in fixtures() {
+        if is_array(&p) {
+            continue;
+        }
+        let kinds = &all[..2];
+        if is_complex(&p) {
+            same_each::<Complex64, i32>(kinds, &p, 256 << 10);
+        } else {
+            same_each::<f64, i32>(kinds, &p, 256 << 10);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for sym in ["general", "symmetric", "skew-symmetric"] {
+        let p = file(dir.path(), &format!("{sym}.mtx"), &made_up(sym, "real"));
+        assert!(same_each::<f64, i32>(&all, &p, 64 << 10) > 1, "{sym}");
+    }
+    let p = file(dir.path(), "herm.mtx", &made_up("hermitian", "complex"));
+    same_each::<Complex64, i64>(&all, &p, 64 << 10);
+    // A general file holding a symmetric matrix (both triangles, with
+    // duplicates): a COO target is canonicalised out of core to find it.
+    let sym = made_up("symmetric", "real");
+    let mut lines: Vec<String> = sym.lines().skip(3).map(str::to_string).collect();
+    let mirrored: Vec<String> = lines
+        .iter()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0] != f[1]).then(|| format!("{} {} {}", f[1], f[0], f[2]))
+        })
+        .collect();
+    lines.extend(mirrored);
+    let text = format!(
+        "%%MatrixMarket matrix coordinate real general\n3000 3000 {}\n{}\n",
+        lines.len(),
+        lines.join("\n")
+    );
+    let p = file(dir.path(), "both.mtx", &text);
+    same_in::<f64, i32>(
+        OutputKind::Mtx,
+        &p,
+        FormatKind::Coo,
+        &ConvertParams::default(),
+        64 << 10,
+    );
+    let got = out_of_core::<f64, i32>(
+        &p,
+        FormatKind::Coo,
+        &ConvertParams::default(),
+        64 << 10,
+        OutputKind::Mtx,
+    )
+    .unwrap()
+    .0;
+    assert!(got.starts_with(b"%%MatrixMarket matrix coordinate real symmetric\n"));
+    // ... and the layouts' refusals hold for a Matrix Market output too.
+    let made = file(dir.path(), "g.mtx", &made_up("general", "real"));
+    let narrow = ConvertParams {
+        ell_width: Some(3),
+        ..ConvertParams::default()
+    };
+    let e = out_of_core::<f64, i32>(&made, FormatKind::Ell, &narrow, 64 << 10, OutputKind::Mtx)
+        .unwrap_err();
+    assert!(e.contains("longest row"), "{e}");
+    same_in::<f64, i32>(OutputKind::Mtx, &made, FormatKind::Ell, &narrow, 64 << 10);
 }
 
 /// `path` converted to `target` at `out` (f64, i32) with a 64 KiB budget

@@ -105,6 +105,13 @@ impl<T: Scalar, I: Index> MatrixRef<'_, T, I> {
 
     shape_accessors!();
 
+    /// Whether the arrays are read in place from a memory-mapped `.spb`
+    /// file rather than owned (see [`crate::binary::SpbFile::to_matrix`]).
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        each!(MatrixRef, self, m => m.is_mapped())
+    }
+
     /// `y = A x` with the format's own CPU kernel (parallel, except COO).
     ///
     /// # Panics
@@ -254,6 +261,13 @@ impl<T: Scalar, I: Index> AnyMatrix<T, I> {
     }
 
     shape_accessors!();
+
+    /// Whether the arrays are read in place from a memory-mapped `.spb`
+    /// file rather than owned (see [`crate::binary::SpbFile::to_matrix`]).
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.as_ref().is_mapped()
+    }
 
     /// `y = A x` with the format's own CPU kernel (parallel, except COO).
     ///

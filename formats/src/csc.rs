@@ -138,7 +138,22 @@ impl<T: Scalar, I: Index> Csc<T, I> {
         row_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
-        let t = Csr::try_from_parts(ncols, nrows, col_ptr, row_idx, values).map_err(csc_error)?;
+        Self::try_from_buffers(nrows, ncols, col_ptr.into(), row_idx.into(), values.into())
+    }
+
+    /// As [`Csc::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
+    /// owned arrays, or sections of a mapped `.spb` file used in place.
+    ///
+    /// # Errors
+    /// As [`Csc::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        col_ptr: crate::buffer::Buffer<I>,
+        row_idx: crate::buffer::Buffer<I>,
+        values: crate::buffer::Buffer<T>,
+    ) -> Result<Self, FormatError> {
+        let t = Csr::try_from_buffers(ncols, nrows, col_ptr, row_idx, values).map_err(csc_error)?;
         Ok(Self { t })
     }
 
@@ -194,6 +209,14 @@ impl<T: Scalar, I: Index> Csc<T, I> {
     #[must_use]
     pub fn into_transposed(self) -> Csr<T, I> {
         self.t
+    }
+
+    /// Whether the arrays are read in place from a memory-mapped `.spb`
+    /// file (opened with the file's own index and value types) rather than
+    /// owned.
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.t.is_mapped()
     }
 
     /// Number of rows.

@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::buffer::Buffer;
 use crate::coo::check_dims;
 use crate::pattern::{accessors, assert_spmv_lens, check_len, check_row_cols, first_error};
 use crate::{FormatError, Index, Scalar};
@@ -55,9 +56,9 @@ pub struct Ell<T, I> {
     ncols: usize,
     width: usize,
     nnz: usize,
-    row_nnz: crate::buffer::Buffer<I>,
-    col_idx: crate::buffer::Buffer<I>,
-    values: crate::buffer::Buffer<T>,
+    row_nnz: Buffer<I>,
+    col_idx: Buffer<I>,
+    values: Buffer<T>,
 }
 
 /// Checks one padded row whose slot `s` lives at `base + s * stride`:
@@ -131,6 +132,29 @@ impl<T: Scalar, I: Index> Ell<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
+        Self::try_from_buffers(
+            nrows,
+            ncols,
+            width,
+            row_nnz.into(),
+            col_idx.into(),
+            values.into(),
+        )
+    }
+
+    /// As [`Ell::try_from_parts`], from [`Buffer`]s: owned arrays, or
+    /// sections of a mapped `.spb` file used in place.
+    ///
+    /// # Errors
+    /// As [`Ell::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        width: usize,
+        row_nnz: Buffer<I>,
+        col_idx: Buffer<I>,
+        values: Buffer<T>,
+    ) -> Result<Self, FormatError> {
         check_dims::<I>(nrows, ncols, 0)?;
         let slots = checked_slots::<I>("nrows * width", nrows, width)?;
         check_len("row_nnz", nrows, row_nnz.len())?;
@@ -155,8 +179,17 @@ impl<T: Scalar, I: Index> Ell<T, I> {
                 ncols,
             )
         })?;
-        // SAFETY: every invariant listed on `Ell` was checked above.
-        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, width, row_nnz, col_idx, values) })
+        // Every invariant listed on `Ell` was checked above.
+        let nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
+        Ok(Self {
+            nrows,
+            ncols,
+            width,
+            nnz,
+            row_nnz,
+            col_idx,
+            values,
+        })
     }
 
     /// Builds an ELL matrix without checking.
@@ -186,6 +219,7 @@ impl<T: Scalar, I: Index> Ell<T, I> {
     }
 
     accessors! {
+        is_mapped;
         /// Slots per row.
         width: usize;
         /// Number of stored entries (padding excluded).

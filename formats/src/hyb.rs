@@ -100,6 +100,13 @@ impl<T: Scalar, I: Index> Hyb<T, I> {
         Self { ell, coo }
     }
 
+    /// Whether both parts are read in place from a memory-mapped `.spb`
+    /// file rather than owned.
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        self.ell().is_mapped() && self.coo().is_mapped()
+    }
+
     /// The ELL part.
     #[inline]
     #[must_use]

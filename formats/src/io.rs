@@ -43,7 +43,7 @@ use crate::binary::{self, SpbError, SpbFile, SpbOptions};
 use crate::mm::{self, MmError, MmField, ReadOptions, WriteOptions, WriteSymmetry};
 use crate::npz::{self, NpzArchive, NpzError};
 use crate::values::{escape, escape_path};
-use crate::{fits_index, AnyMatrix, Index, MatrixRef, Precision, Scalar};
+use crate::{fits_index, AnyMatrix, FormatKind, Index, MatrixRef, Precision, Scalar};
 
 /// The container a file holds, decided by its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -756,6 +756,11 @@ pub struct SaveOptions {
     /// [`WriteOptions::comments`] for how they are sanitised). Ignored by
     /// `.npz` and `.spb`.
     pub comments: Vec<String>,
+    /// Matrix Market only: the storage format the writer's comment names
+    /// (`written by sparsetool ... from ell storage`); `None` names the
+    /// matrix's own. For a matrix written from another format's arrays
+    /// (an out-of-core conversion writes the CSR of an ELL target).
+    pub storage: Option<FormatKind>,
 }
 
 /// Writes `m` to `path` in the container its extension names (see
@@ -820,7 +825,7 @@ pub fn write_to_with<W: Write + Seek, T: Scalar, I: Index>(
         comment: Some(format!(
             "written by sparsetool {} from {} storage",
             env!("CARGO_PKG_VERSION"),
-            m.kind()
+            opts.storage.unwrap_or(m.kind())
         )),
         symmetry: opts.symmetry,
         comments: opts.comments.clone(),
@@ -830,13 +835,65 @@ pub fn write_to_with<W: Write + Seek, T: Scalar, I: Index>(
         OutputKind::Spb => binary::write_spb(w, m)?,
         OutputKind::Mtx => mm::write_matrix(w, m, &mtx())?,
         OutputKind::MtxGz => {
-            let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
-            mm::write_matrix(&mut gz, m, &mtx())?;
-            gz.finish()
+            let gz = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
+            let mut chunks = Chunked::new(gz);
+            mm::write_matrix(&mut chunks, m, &mtx())?;
+            chunks
+                .finish()
+                .and_then(flate2::write::GzEncoder::finish)
                 .map_err(|e| Error::io(name, "cannot write", e))?;
         }
     }
     Ok(())
+}
+
+/// Hands the bytes written to the inner writer in chunks of exactly
+/// [`Chunked::SIZE`] bytes (the last one, and one at each `flush`,
+/// shorter). The deflate encoder's output depends on how its input is cut
+/// into writes, and the Matrix Market writer cuts its text where its
+/// blocks of entries end, which differ between formats (a CSR's rows, a
+/// COO's entries) and between the in-memory and out-of-core paths: fixed
+/// chunks make the same text give the same `.mtx.gz` bytes. (Hand-written:
+/// `BufWriter` passes large writes through uncut.)
+struct Chunked<W: Write> {
+    inner: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> Chunked<W> {
+    const SIZE: usize = 1 << 16;
+
+    fn new(inner: W) -> Self {
+        Self {
+            inner,
+            buf: Vec::with_capacity(Self::SIZE),
+        }
+    }
+
+    /// Writes what is buffered and returns the inner writer.
+    fn finish(mut self) -> std::io::Result<W> {
+        self.inner.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for Chunked<W> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len().min(Self::SIZE - self.buf.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == Self::SIZE {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.write_all(&self.buf)?;
+        self.buf.clear();
+        self.inner.flush()
+    }
 }
 
 /// Temporary files of writes in progress (removed by [`remove_pending`]).

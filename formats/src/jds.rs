@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::buffer::Buffer;
 use crate::ell::SPMV_CHUNK;
 use crate::pattern::{
     accessors, assert_spmv_lens, check_entry_arrays, check_len, check_offsets, check_permutation,
@@ -45,10 +46,10 @@ use crate::{FormatError, Index, Scalar};
 pub struct Jds<T, I> {
     nrows: usize,
     ncols: usize,
-    perm: crate::buffer::Buffer<I>,
-    jd_ptr: crate::buffer::Buffer<I>,
-    col_idx: crate::buffer::Buffer<I>,
-    values: crate::buffer::Buffer<T>,
+    perm: Buffer<I>,
+    jd_ptr: Buffer<I>,
+    col_idx: Buffer<I>,
+    values: Buffer<T>,
 }
 
 /// Length of every sorted row, from the diagonal lengths (non-increasing).
@@ -91,6 +92,23 @@ impl<T: Scalar, I: Index> Jds<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
+        let b = (perm.into(), jd_ptr.into(), col_idx.into(), values.into());
+        Self::try_from_buffers(nrows, ncols, b.0, b.1, b.2, b.3)
+    }
+
+    /// As [`Jds::try_from_parts`], from [`Buffer`]s: owned arrays, or
+    /// sections of a mapped `.spb` file used in place.
+    ///
+    /// # Errors
+    /// As [`Jds::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        perm: Buffer<I>,
+        jd_ptr: Buffer<I>,
+        col_idx: Buffer<I>,
+        values: Buffer<T>,
+    ) -> Result<Self, FormatError> {
         let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
         check_len("perm", nrows, perm.len())?;
         check_permutation("perm", &perm)?;
@@ -126,11 +144,19 @@ impl<T: Scalar, I: Index> Jds<T, I> {
             let cols = (0..lens[p]).map(|d| col_idx[jd_ptr[d].to_usize() + p]);
             check_row_cols(perm[p].to_usize(), cols, ncols)
         })?;
-        // SAFETY: every invariant listed on `Jds` was checked above.
-        Ok(unsafe { Self::from_parts_unchecked(nrows, ncols, perm, jd_ptr, col_idx, values) })
+        // Every invariant listed on `Jds` was checked above.
+        Ok(Self {
+            nrows,
+            ncols,
+            perm,
+            jd_ptr,
+            col_idx,
+            values,
+        })
     }
 
     accessors! {
+        is_mapped;
         /// Builds a JDS matrix without checking.
         ///
         /// # Safety

@@ -130,6 +130,16 @@ macro_rules! accessors {
         }
         $crate::pattern::accessors!(@fields $($rest)*);
     };
+    (@fields is_mapped; $($rest:tt)*) => {
+        /// Whether the arrays are read in place from a memory-mapped `.spb`
+        /// file (opened with the file's own index and value types) rather
+        /// than owned.
+        #[must_use]
+        pub fn is_mapped(&self) -> bool {
+            self.values.is_shared()
+        }
+        $crate::pattern::accessors!(@fields $($rest)*);
+    };
     (@fields $(#[$attr:meta])* into_parts($($part:ident: $ty:ty),*); $($rest:tt)*) => {
         $(#[$attr])*
         #[must_use]

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::buffer::Buffer;
 use crate::ell::check_padded_row;
 use crate::pattern::{
     accessors, assert_spmv_lens, check_entry_arrays, check_len, check_offsets, check_permutation,
@@ -80,11 +81,11 @@ pub struct Sell<T, I> {
     slice_height: usize,
     sigma: usize,
     nnz: usize,
-    perm: crate::buffer::Buffer<I>,
-    slice_ptr: crate::buffer::Buffer<I>,
-    slice_width: crate::buffer::Buffer<I>,
-    col_idx: crate::buffer::Buffer<I>,
-    values: crate::buffer::Buffer<T>,
+    perm: Buffer<I>,
+    slice_ptr: Buffer<I>,
+    slice_width: Buffer<I>,
+    col_idx: Buffer<I>,
+    values: Buffer<T>,
 }
 
 /// Checks SELL parameters: `slice_height >= 1`, `sigma == 1` or a positive
@@ -141,6 +142,25 @@ impl<T: Scalar, I: Index> Sell<T, I> {
         col_idx: Vec<I>,
         values: Vec<T>,
     ) -> Result<Self, FormatError> {
+        let index = [perm, slice_ptr, slice_width, col_idx].map(Buffer::from);
+        Self::try_from_buffers(nrows, ncols, slice_height, sigma, index, values.into())
+    }
+
+    /// As [`Sell::try_from_parts`], from [`Buffer`]s: owned arrays, or
+    /// sections of a mapped `.spb` file used in place. `index` holds
+    /// `[perm, slice_ptr, slice_width, col_idx]`.
+    ///
+    /// # Errors
+    /// As [`Sell::try_from_parts`].
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        slice_height: usize,
+        sigma: usize,
+        index: [Buffer<I>; 4],
+        values: Buffer<T>,
+    ) -> Result<Self, FormatError> {
+        let [perm, slice_ptr, slice_width, col_idx] = index;
         check_sell_params(slice_height, sigma)?;
         let c = slice_height;
         let slots = check_entry_arrays::<I>(nrows, ncols, &col_idx, values.len())?;
@@ -237,15 +257,16 @@ impl<T: Scalar, I: Index> Sell<T, I> {
             slice_height,
             sigma,
             nnz,
-            perm: perm.into(),
-            slice_ptr: slice_ptr.into(),
-            slice_width: slice_width.into(),
-            col_idx: col_idx.into(),
-            values: values.into(),
+            perm,
+            slice_ptr,
+            slice_width,
+            col_idx,
+            values,
         })
     }
 
     accessors! {
+        is_mapped;
         /// Builds a SELL-C-σ matrix without checking.
         ///
         /// # Safety

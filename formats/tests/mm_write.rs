@@ -361,3 +361,51 @@ fn io_save_and_load_carry_symmetry_and_comments() {
     let l = load::<f64, i32>(&Input::open(&p).unwrap(), &LoadOptions::default()).unwrap();
     assert!(l.comments.is_empty());
 }
+
+/// The same text gives the same `.mtx.gz` bytes whatever way the writer
+/// cuts it: a CSR (blocks of rows) and the COO of its entries (blocks of
+/// entries) are cut differently past the first block.
+#[test]
+fn gzip_output_does_not_depend_on_the_writers_blocks() {
+    use sparsetool_formats::io::{write_to_with, OutputKind, SaveOptions};
+    use sparsetool_formats::{Csr, MatrixRef};
+    let n = 40_000usize;
+    let mut ptr = vec![0i32];
+    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..n {
+        for k in 0..3 {
+            rows.push(r as i32);
+            cols.push(((r * 7 + k * 1000) % n) as i32);
+            vals.push((r * 3 + k) as f64 * 0.37);
+        }
+        let row = rows.len() - 3..rows.len();
+        let mut idx: Vec<usize> = row.clone().collect();
+        idx.sort_by_key(|&i| cols[i]);
+        let (c, v): (Vec<i32>, Vec<f64>) = idx.iter().map(|&i| (cols[i], vals[i])).unzip();
+        cols.splice(row.clone(), c);
+        vals.splice(row, v);
+        ptr.push(rows.len() as i32);
+    }
+    let csr = Csr::<f64, i32>::try_from_parts(n, n, ptr, cols.clone(), vals.clone()).unwrap();
+    let coo = Coo::<f64, i32>::try_from_parts(n, n, rows, cols, vals).unwrap();
+    let opts = SaveOptions {
+        symmetry: WriteSymmetry::General,
+        storage: Some(sparsetool_formats::FormatKind::Csr),
+        ..SaveOptions::default()
+    };
+    let gz = |m: MatrixRef<'_, f64, i32>| {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        write_to_with(
+            &mut buf,
+            std::path::Path::new("a"),
+            OutputKind::MtxGz,
+            m,
+            &opts,
+        )
+        .unwrap();
+        buf.into_inner()
+    };
+    let (a, b) = (gz(MatrixRef::Csr(&csr)), gz(MatrixRef::Coo(&coo)));
+    assert!(a.len() > 100_000, "{}", a.len());
+    assert!(a == b, "the same text compressed differently");
+}

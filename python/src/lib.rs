@@ -275,7 +275,7 @@ fn write<'py>(
     let opts = SaveOptions {
         force: overwrite,
         symmetry,
-        comments: Vec::new(),
+        ..SaveOptions::default()
     };
     typed!(v, wide, write_typed(py, &parts, &path, &opts))
 }

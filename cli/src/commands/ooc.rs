@@ -5,9 +5,11 @@ use std::io::Read;
 
 use anyhow::bail;
 use sparsetool_analyze::RowLengths;
-use sparsetool_convert::ooc::{convert_out_of_core, fits, in_memory_estimate, Budget, CsrView};
+use sparsetool_convert::ooc::{
+    convert_out_of_core_to, fits, in_memory_estimate, Budget, CsrView, Output,
+};
 use sparsetool_formats::alloc::human_bytes;
-use sparsetool_formats::io::{read_mm_header, Container, Input, OutputKind, Probe};
+use sparsetool_formats::io::{read_mm_header, Container, Input, Probe};
 use sparsetool_formats::mm::{Header, MmFormat};
 use sparsetool_formats::values::escape;
 use sparsetool_formats::{FormatKind, Index, Scalar};
@@ -38,8 +40,7 @@ fn estimate<T: Scalar, I: Index>(h: &Header, target: FormatKind, limit: u64) -> 
 
 /// Whether `convert` must run out of core: a Matrix Market input whose
 /// in-memory conversion would need more than the budget. Refuses (usage
-/// errors) what cannot then be done: an output other than a `.spb` file,
-/// an array file.
+/// errors) what cannot then be done: standard output, an array file.
 pub fn wanted(
     a: &ConvertArgs,
     src: &Input,
@@ -63,8 +64,7 @@ pub fn wanted(
     if matches!(src, Input::Path(_)) && !is_gz(src) && h.entries as u64 > src.len() / 4 {
         return Ok(false);
     }
-    let possible =
-        target.kind == OutputKind::Spb && target.path.is_some() && h.format != MmFormat::Array;
+    let possible = target.path.is_some() && h.format != MmFormat::Array;
     // Without an explicit limit, what cannot run out of core is tried in
     // memory, where its own allocation checks apply.
     if !possible && a.memory_limit == MemoryLimit::Auto {
@@ -76,10 +76,9 @@ pub fn wanted(
         human_bytes(need),
         human_bytes(u128::from(limit))
     );
-    if target.kind != OutputKind::Spb || target.path.is_none() {
+    if target.path.is_none() {
         bail!(
-            "{why}; out of core, convert writes .spb files only (the {} writer needs the whole matrix): write a .spb file, or raise --memory-limit",
-            container_name(target.kind)
+            "{why}; out of core, convert writes a file (its scratch files go beside it): give -o FILE, or raise --memory-limit"
         );
     }
     if h.format == MmFormat::Array {
@@ -112,7 +111,7 @@ fn run_typed<T: Scalar, I: Index>(
     t: &mut Timings,
 ) -> anyhow::Result<()> {
     let Some(out) = target.path.clone() else {
-        bail!("out-of-core conversion writes a file: give -o FILE.spb");
+        bail!("out-of-core conversion writes a file: give -o FILE");
     };
     let tmp_dir = a
         .tmp_dir
@@ -171,7 +170,13 @@ fn run_typed<T: Scalar, I: Index>(
             })
             .map_err(|e| format!("{}: {e:#}", escape(&name)))
         };
-        match convert_out_of_core::<T, I>(reader, &name, &opts, a.to, &params, &budget, tmp) {
+        let output = Output {
+            path: tmp,
+            kind: target.kind,
+            save: &target.save_options(),
+        };
+        match convert_out_of_core_to::<T, I>(reader, &name, &opts, a.to, &params, &budget, &output)
+        {
             Ok(s) => {
                 summary = Some(s);
                 Ok(())

@@ -99,12 +99,14 @@ impl Pieces {
 /// Writes `target` (ELL, HYB, JDS or SELL) built from `a` with parameters
 /// `p` to `out`; returns the bytes written. The output's size is known
 /// before anything is written, and checked against the free space.
+/// Without `out`, only checks that the parameters fit the matrix (the
+/// in-memory conversion's errors) and returns 0.
 pub(super) fn write<T: Scalar, I: Index>(
     a: &CsrView<'_, T, I>,
     target: FormatKind,
     p: &ConvertParams,
     plan: &Plan,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<u64, OocError> {
     let pieces = Pieces::new(plan);
     match target {
@@ -153,7 +155,7 @@ fn write_ell<T: Scalar, I: Index>(
     a: &CsrView<'_, T, I>,
     p: &ConvertParams,
     pieces: Pieces,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<u64, OocError> {
     let (longest, row) = longest_row(Par::Rayon, a.row_ptr);
     let width = match p.ell_width {
@@ -185,6 +187,7 @@ fn write_ell<T: Scalar, I: Index>(
         ("col_idx", false, n_slots as u64),
         ("values", true, n_slots as u64),
     ])?;
+    let Some(out) = out else { return Ok(0) };
     let mut o = create(out, &specs)?;
     ell_part(a, width, &mut o, None, pieces)?;
     finish(o, FormatKind::Ell, a, (width as u64, 0), &specs)
@@ -194,7 +197,7 @@ fn write_hyb<T: Scalar, I: Index>(
     a: &CsrView<'_, T, I>,
     p: &ConvertParams,
     pieces: Pieces,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<u64, OocError> {
     let n = a.nrows;
     let width = match p.hyb_width {
@@ -214,6 +217,7 @@ fn write_hyb<T: Scalar, I: Index>(
         ("coo_cols", false, tail as u64),
         ("coo_values", true, tail as u64),
     ])?;
+    let Some(out) = out else { return Ok(0) };
     let mut o = create(out, &specs)?;
     ell_part(a, width, &mut o, Some(3), pieces)?;
     finish(o, FormatKind::Hyb, a, (width as u64, tail as u64), &specs)
@@ -338,7 +342,7 @@ fn window_longer_than<T: Scalar, I: Index>(
 fn write_jds<T: Scalar, I: Index>(
     a: &CsrView<'_, T, I>,
     pieces: Pieces,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<u64, OocError> {
     let n = a.nrows;
     let (longest, _) = longest_row(Par::Rayon, a.row_ptr);
@@ -352,6 +356,7 @@ fn write_jds<T: Scalar, I: Index>(
         ("col_idx", false, nnz as u64),
         ("values", true, nnz as u64),
     ])?;
+    let Some(out) = out else { return Ok(0) };
     let mut o = create(out, &specs)?;
     o.append(1, &jd_ptr)?;
     sparsetool_formats::progress::CONVERT.start(n.div_ceil(pieces.positions) as u64);
@@ -421,7 +426,7 @@ fn write_sell<T: Scalar, I: Index>(
     c: usize,
     sigma: usize,
     pieces: Pieces,
-    out: &Path,
+    out: Option<&Path>,
 ) -> Result<u64, OocError> {
     check_sell(c, sigma)?;
     let n = a.nrows;
@@ -459,6 +464,7 @@ fn write_sell<T: Scalar, I: Index>(
         ("col_idx", false, total as u64),
         ("values", true, total as u64),
     ])?;
+    let Some(out) = out else { return Ok(0) };
     let mut o = create(out, &specs)?;
     o.append(1, &[I::default()])?;
     sparsetool_formats::progress::CONVERT.start(n.div_ceil(cap) as u64);

@@ -40,9 +40,12 @@ pub use sparsetool_formats::binary::CsrView;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use sparsetool_formats::binary::{SectionSpec, SpbError};
-use sparsetool_formats::mm::{EntryBlock, EntryStream, Header, MmError, ReadOptions, Warning};
-use sparsetool_formats::{FormatKind, Index, Scalar};
+use sparsetool_formats::binary::{SectionSpec, SpbError, SpbFile, SpbOptions};
+use sparsetool_formats::io::{OutputKind, SaveOptions};
+use sparsetool_formats::mm::{
+    self, EntryBlock, EntryStream, Header, MmError, MmSymmetry, ReadOptions, Warning, WriteSymmetry,
+};
+use sparsetool_formats::{AnyMatrix, Coo, FormatKind, Index, MatrixRef, Scalar};
 
 use crate::{ConvertError, ConvertParams};
 
@@ -82,9 +85,13 @@ pub enum OocError {
     /// What this conversion cannot do out of core.
     #[error("{0}")]
     Unsupported(String),
-    /// The output layout could not be computed.
+    /// The output layout could not be computed, or a scratch `.spb` file
+    /// could not be read back.
     #[error(transparent)]
     Spb(#[from] SpbError),
+    /// The `.npz` or Matrix Market output could not be written.
+    #[error(transparent)]
+    Output(Box<sparsetool_formats::io::Error>),
     /// The GPU layout's parameters do not fit the matrix (an ELL width
     /// below the longest row, too much padding, an index overflow).
     #[error(transparent)]
@@ -288,6 +295,76 @@ pub fn convert_out_of_core<T: Scalar, I: Index>(
     budget: &Budget,
     out: &Path,
 ) -> Result<OocSummary, OocError> {
+    let output = Output {
+        path: out,
+        kind: OutputKind::Spb,
+        save: &SaveOptions::default(),
+    };
+    convert_out_of_core_to(input, name, opts, target, params, budget, &output)
+}
+
+/// Where an out-of-core conversion writes, and in which container.
+#[derive(Debug, Clone, Copy)]
+pub struct Output<'a> {
+    /// The file, written in place (the caller writes to a temporary name
+    /// and renames).
+    pub path: &'a Path,
+    /// The container: `.spb`, `.npz`, `.mtx` or `.mtx.gz`.
+    pub kind: OutputKind,
+    /// Matrix Market options: the storage to declare, and comment lines
+    /// (written after the input's own header comments, which a Matrix
+    /// Market output carries over as the in-memory path does).
+    pub save: &'a SaveOptions,
+}
+
+/// [`convert_out_of_core`] into any container, byte-identical to what the
+/// in-memory path writes for the same input (`io::write_to_with` of the
+/// converted matrix, the input's header comments carried into a Matrix
+/// Market output):
+///
+/// - `.spb`: written as the conversion goes.
+/// - `.npz`: the `.spb` is built in the scratch directory, then mapped
+///   and copied into the archive array by array (stored entries, no
+///   compression: the arrays stream from the page cache).
+/// - `.mtx`, `.mtx.gz`: a Matrix Market file holds the entries, not the
+///   layout: the CSR is built in the scratch directory (a GPU layout's
+///   parameters are still checked, so what fails in memory fails here),
+///   mapped, and written row by row, symmetric storage found in place. A
+///   COO target keeps the stored order: its `.spb` is built, and when it
+///   may be symmetric its canonical CSR too (a second out-of-core pass,
+///   over the mapped COO) to decide.
+///
+/// # Errors
+/// As [`convert_out_of_core`], and the output's write errors.
+///
+/// ```
+/// use sparsetool_convert::ooc::{convert_out_of_core_to, Budget, Output};
+/// use sparsetool_convert::ConvertParams;
+/// use sparsetool_formats::io::{OutputKind, SaveOptions};
+/// use sparsetool_formats::{mm::ReadOptions, FormatKind};
+/// let mtx = "%%MatrixMarket matrix coordinate real symmetric\n% kept\n3 3 3\n1 1 1\n2 1 2\n3 3 4\n";
+/// let dir = tempfile::tempdir().unwrap();
+/// let out = dir.path().join("m.mtx");
+/// let budget = Budget { bytes: 256 << 10, tmp_dir: dir.path().to_path_buf() };
+/// let output = Output { path: &out, kind: OutputKind::Mtx, save: &SaveOptions::default() };
+/// let s = convert_out_of_core_to::<f64, i32>(
+///     mtx.as_bytes(), "m.mtx", &ReadOptions::default(), FormatKind::Csr,
+///     &|_| Ok(ConvertParams::default()), &budget, &output,
+/// ).unwrap();
+/// assert_eq!((s.nrows, s.nnz), (3, 4));
+/// let text = std::fs::read_to_string(&out).unwrap();
+/// assert!(text.starts_with("%%MatrixMarket matrix coordinate real symmetric\n% kept\n"));
+/// assert!(text.ends_with("3 3 3\n1 1 1.0\n2 1 2.0\n3 3 4.0\n"));
+/// ```
+pub fn convert_out_of_core_to<T: Scalar, I: Index>(
+    input: impl Read + Send,
+    name: &str,
+    opts: &ReadOptions,
+    target: FormatKind,
+    params: &ChooseParams<'_, T, I>,
+    budget: &Budget,
+    output: &Output<'_>,
+) -> Result<OocSummary, OocError> {
     let stream = EntryStream::open(input, name, opts)?;
     let h = *stream.header();
     let plan = Plan::new::<T, I>(budget.bytes);
@@ -299,7 +376,8 @@ pub fn convert_out_of_core<T: Scalar, I: Index>(
             human(budget.bytes)
         )));
     }
-    check_space::<T, I>(&h, target, budget, out)?;
+    let out = output.path;
+    check_space::<T, I>(&h, target, output.kind, budget, out)?;
     let scratch = sparsetool_formats::io::create_pending(
         || {
             tempfile::Builder::new()
@@ -311,16 +389,50 @@ pub fn convert_out_of_core<T: Scalar, I: Index>(
         },
         tempfile::TempDir::path,
     )?;
-    let result = run::<T, I>(stream, &h, target, params, &plan, scratch.path(), out);
-    sparsetool_formats::io::untrack_pending(scratch.path());
-    let dir = scratch.path().to_path_buf();
+    let dir = scratch.path();
+    let mut save = output.save.clone();
+    save.comments = stream
+        .comments()
+        .iter()
+        .cloned()
+        .chain(save.comments)
+        .collect();
+    let feed = |sink: &mut dyn FnMut(EntryBlock<'_, T, I>) -> bool| {
+        stream.for_each_block::<T, I>(plan.block, sink)
+    };
+    let job = Job {
+        h: &h,
+        target,
+        params,
+        plan: &plan,
+        dir,
+    };
+    let result = match output.kind {
+        OutputKind::Spb => to_spb(feed, &job, target, out),
+        OutputKind::Npz => to_npz(feed, &job, output, &save),
+        OutputKind::Mtx | OutputKind::MtxGz => to_mtx(feed, &job, output, save),
+    };
+    sparsetool_formats::io::untrack_pending(dir);
+    let dir = dir.to_path_buf();
     drop(scratch);
-    result.map_err(|e| with_need::<T, I>(e, &h, target, &dir, out))
+    result.map_err(|e| with_need::<T, I>(e, &h, target, output.kind, &dir, out))
 }
 
 /// Bytes the scratch directory and the output need (upper estimates
-/// from the header).
-fn needs<T, I>(h: &Header, target: FormatKind) -> (u64, u64) {
+/// from the header; a Matrix Market output's size is not known, and 0).
+fn needs<T, I>(h: &Header, target: FormatKind, kind: OutputKind) -> (u64, u64) {
+    let (scratch, spb) = needs_spb::<T, I>(h, target);
+    match kind {
+        OutputKind::Spb => (scratch, spb),
+        // The `.spb` built in the scratch directory, then the archive.
+        OutputKind::Npz => (scratch.saturating_add(spb), spb.saturating_add(4096)),
+        // The CSR (a COO target: the COO and its CSR).
+        OutputKind::Mtx | OutputKind::MtxGz => (scratch.saturating_add(spb.saturating_mul(2)), 0),
+    }
+}
+
+/// [`needs`] of a `.spb` output.
+fn needs_spb<T, I>(h: &Header, target: FormatKind) -> (u64, u64) {
     let e = h.nnz_expanded_max() as u64;
     let (isz, vsz) = (
         std::mem::size_of::<I>() as u64,
@@ -354,10 +466,11 @@ fn needs<T, I>(h: &Header, target: FormatKind) -> (u64, u64) {
 fn check_space<T, I>(
     h: &Header,
     target: FormatKind,
+    kind: OutputKind,
     budget: &Budget,
     out: &Path,
 ) -> Result<(), OocError> {
-    let (scratch, output) = needs::<T, I>(h, target);
+    let (scratch, output) = needs::<T, I>(h, target, kind);
     let out_dir = sparsetool_formats::io::parent_dir(out);
     let same =
         device_of(&budget.tmp_dir).is_some() && device_of(&budget.tmp_dir) == device_of(&out_dir);
@@ -389,6 +502,7 @@ fn with_need<T, I>(
     e: OocError,
     h: &Header,
     target: FormatKind,
+    kind: OutputKind,
     scratch: &Path,
     out: &Path,
 ) -> OocError {
@@ -396,7 +510,7 @@ fn with_need<T, I>(
         OocError::NoSpace {
             path, during: true, ..
         } => {
-            let (s, o) = needs::<T, I>(h, target);
+            let (s, o) = needs::<T, I>(h, target, kind);
             let in_scratch = Path::new(&path).starts_with(scratch);
             let dir = if in_scratch {
                 scratch.to_path_buf()
@@ -414,16 +528,196 @@ fn with_need<T, I>(
     }
 }
 
-/// The scatter pass, then the build.
-fn run<T: Scalar, I: Index>(
-    stream: EntryStream<'_>,
-    h: &Header,
+/// What every step of one conversion shares.
+struct Job<'a, 'p, T, I> {
+    h: &'a Header,
     target: FormatKind,
-    params: &ChooseParams<'_, T, I>,
-    plan: &Plan,
-    dir: &Path,
+    params: &'a ChooseParams<'p, T, I>,
+    plan: &'a Plan,
+    /// The scratch directory.
+    dir: &'a Path,
+}
+
+/// Hands the entries over in blocks (a `false` from the sink stops it)
+/// and returns the warnings of reading them: the reader's blocks, or a
+/// mapped COO's ([`coo_feed`]).
+trait Feed<T, I>:
+    FnOnce(&mut dyn FnMut(EntryBlock<'_, T, I>) -> bool) -> Result<Vec<Warning>, MmError>
+{
+}
+
+impl<T, I, F> Feed<T, I> for F where
+    F: FnOnce(&mut dyn FnMut(EntryBlock<'_, T, I>) -> bool) -> Result<Vec<Warning>, MmError>
+{
+}
+
+/// The entries of a COO matrix (a mapped scratch file), in stored order,
+/// as blocks of about `block` bytes.
+fn coo_feed<'c, T: Scalar, I: Index>(coo: &'c Coo<T, I>, block: usize) -> impl Feed<T, I> + 'c {
+    move |sink: &mut dyn FnMut(EntryBlock<'_, T, I>) -> bool| {
+        let (r, c, v) = (coo.rows(), coo.cols(), coo.values());
+        let step = (block / record_size::<T, I>()).max(1);
+        let mut s = 0;
+        while s < v.len() {
+            let e = (s + step).min(v.len());
+            let b = EntryBlock {
+                stored: (&r[s..e], &c[s..e], &v[s..e]),
+                mirrored: (&[][..], &[][..], &[][..]),
+            };
+            if !sink(b) {
+                break;
+            }
+            s = e;
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// `target` as a `.spb` file at `out`.
+fn to_spb<T: Scalar, I: Index>(
+    feed: impl Feed<T, I>,
+    job: &Job<'_, '_, T, I>,
+    target: FormatKind,
     out: &Path,
 ) -> Result<OocSummary, OocError> {
+    if matches!(target, FormatKind::Coo | FormatKind::Csr | FormatKind::Csc) {
+        return build_plain(feed, job, target, out);
+    }
+    let csr = job.dir.join("csr.spb");
+    let mut s = build_plain(feed, job, FormatKind::Csr, &csr)?;
+    s.bytes = layout(job, &csr, s.nnz, Some(out))?;
+    let _ = std::fs::remove_file(&csr);
+    Ok(s)
+}
+
+/// Step 4: the GPU layout `job.target` built from the CSR file `csr` (of
+/// `nnz` entries) at `out`; without `out`, only the check that the
+/// parameters fit the matrix.
+fn layout<T: Scalar, I: Index>(
+    job: &Job<'_, '_, T, I>,
+    csr: &Path,
+    nnz: usize,
+    out: Option<&Path>,
+) -> Result<u64, OocError> {
+    let (nrows, ncols) = (job.h.nrows, job.h.ncols);
+    let mapped = layouts::MappedCsr::open::<T, I>(csr, nrows, nnz)?;
+    let view = mapped.view::<T, I>(nrows, ncols)?;
+    let p = (job.params)(&view).map_err(OocError::Params)?;
+    layouts::write(&view, job.target, &p, job.plan, out)
+}
+
+/// `.npz`: the `.spb` in the scratch directory, then the archive from its
+/// mapped arrays.
+fn to_npz<T: Scalar, I: Index>(
+    feed: impl Feed<T, I>,
+    job: &Job<'_, '_, T, I>,
+    output: &Output<'_>,
+    save: &SaveOptions,
+) -> Result<OocSummary, OocError> {
+    let spb = job.dir.join("out.spb");
+    let mut s = to_spb(feed, job, job.target, &spb)?;
+    let m = open_mapped::<T, I>(&spb)?;
+    s.bytes = write_container(output, m.as_ref(), save)?;
+    Ok(s)
+}
+
+/// `.mtx` and `.mtx.gz` (see [`convert_out_of_core_to`]).
+fn to_mtx<T: Scalar, I: Index>(
+    feed: impl Feed<T, I>,
+    job: &Job<'_, '_, T, I>,
+    output: &Output<'_>,
+    mut save: SaveOptions,
+) -> Result<OocSummary, OocError> {
+    let csr_path = job.dir.join("csr.spb");
+    save.storage = Some(job.target);
+    if job.target != FormatKind::Coo {
+        let mut s = build_plain(feed, job, FormatKind::Csr, &csr_path)?;
+        if !matches!(job.target, FormatKind::Csr | FormatKind::Csc) {
+            layout(job, &csr_path, s.nnz, None)?;
+        }
+        let csr = open_mapped::<T, I>(&csr_path)?;
+        s.bytes = write_container(output, csr.as_ref(), &save)?;
+        return Ok(s);
+    }
+    let coo_path = job.dir.join("coo.spb");
+    let mut s = build_plain(feed, job, FormatKind::Coo, &coo_path)?;
+    let AnyMatrix::Coo(coo) = open_mapped::<T, I>(&coo_path)? else {
+        return Err(OocError::Internal(
+            "the scratch COO file holds another format".into(),
+        ));
+    };
+    if save.symmetry == WriteSymmetry::Auto && mm::may_be_symmetric(&coo) {
+        // As the in-memory writer: the canonical CSR (sorted, duplicates
+        // summed in stored order) decides; a symmetric one is written.
+        let h = Header {
+            symmetry: MmSymmetry::General,
+            entries: coo.nnz(),
+            ..*job.h
+        };
+        let sub = Job { h: &h, ..*job };
+        let c = build_plain(
+            coo_feed(&coo, job.plan.block),
+            &sub,
+            FormatKind::Csr,
+            &csr_path,
+        )?;
+        let csr = open_mapped::<T, I>(&csr_path)?;
+        if let AnyMatrix::Csr(m) = &csr {
+            if mm::symmetry_of(m, mm::default_field::<T>()) != MmSymmetry::General {
+                s.bytes = write_container(output, csr.as_ref(), &save)?;
+                s.buckets += c.buckets;
+                return Ok(s);
+            }
+        }
+        drop(csr);
+        let _ = std::fs::remove_file(&csr_path);
+        save.symmetry = WriteSymmetry::General;
+    }
+    s.bytes = write_container(output, MatrixRef::Coo(&coo), &save)?;
+    Ok(s)
+}
+
+/// Opens a scratch `.spb` file (mapped: every format's arrays are read in
+/// place, so they are page cache, not budget).
+fn open_mapped<T: Scalar, I: Index>(path: &Path) -> Result<AnyMatrix<T, I>, OocError> {
+    // Written by this process just now: its checksums are not read back,
+    // its structure is still checked. Values were checked by the reader
+    // (non-finite ones only when it was lenient).
+    let f = SpbFile::open(
+        path,
+        &SpbOptions {
+            verify_checksums: false,
+        },
+    )?;
+    Ok(f.to_matrix_with::<T, I>(true)?.0)
+}
+
+/// Writes `m` to the output in its container; returns the bytes written.
+fn write_container<T: Scalar, I: Index>(
+    output: &Output<'_>,
+    m: MatrixRef<'_, T, I>,
+    save: &SaveOptions,
+) -> Result<u64, OocError> {
+    let path = output.path;
+    let io = |e| OocError::io(path, "cannot write", e);
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    sparsetool_formats::io::write_to_with(&mut w, path, output.kind, m, save)
+        .map_err(|e| OocError::Output(Box::new(e)))?;
+    let file = w.into_inner().map_err(|e| io(e.into_error()))?;
+    file.sync_all().map_err(io)?;
+    Ok(file.metadata().map_err(io)?.len())
+}
+
+/// Steps 1-3: the scatter pass, then the build of `kind` (COO, CSR or
+/// CSC) at `out`.
+fn build_plain<T: Scalar, I: Index>(
+    feed: impl Feed<T, I>,
+    job: &Job<'_, '_, T, I>,
+    kind: FormatKind,
+    out: &Path,
+) -> Result<OocSummary, OocError> {
+    let (h, plan, dir, target) = (job.h, job.plan, job.dir, kind);
     let csc = target == FormatKind::Csc;
     let majors = if csc { h.ncols } else { h.nrows };
     let coo = target == FormatKind::Coo;
@@ -435,12 +729,18 @@ fn run<T: Scalar, I: Index>(
     // Buffers of a few MB make large sequential writes; more would only
     // hold memory.
     let cap = (plan.buffer / nb).clamp(4096, 8 << 20);
-    let mut main = Buckets::new(dir, "b", 0, majors.max(1), nb, cap);
+    // Bucket files named after the output, so that two builds in one
+    // scratch directory (a COO and its CSR) never share one.
+    let stem = match out.file_stem().and_then(|s| s.to_str()) {
+        Some(s) if out.parent() == Some(dir) => s,
+        _ => "out",
+    };
+    let mut main = Buckets::new(dir, &format!("{stem}-b"), 0, majors.max(1), nb, cap);
     // COO: the mirrors go after every stored entry, as the reader puts them.
-    let mut mirrors = Buckets::new(dir, "m", 0, majors.max(1), 1, cap);
+    let mut mirrors = Buckets::new(dir, &format!("{stem}-m"), 0, majors.max(1), 1, cap);
     let mut failed = None;
     let mut entries = 0u64;
-    let read = stream.for_each_block::<T, I>(plan.block, |b: EntryBlock<'_, T, I>| {
+    let read = feed(&mut |b: EntryBlock<'_, T, I>| {
         let r = (|| {
             let (sr, sc, sv) = b.stored;
             let (mr, mc, mv) = b.mirrored;
@@ -484,21 +784,7 @@ fn run<T: Scalar, I: Index>(
             let bytes = write_coo::<T, I>(h, [&main, &mirrors], e, plan, out)?;
             (e, 1, bytes)
         }
-        FormatKind::Csr | FormatKind::Csc => {
-            write_compressed::<T, I>(h, target, &main, e, plan, out)?
-        }
-        _ => {
-            let csr = dir.join("csr.spb");
-            let (nnz, buckets, _) =
-                write_compressed::<T, I>(h, FormatKind::Csr, &main, e, plan, &csr)?;
-            let mapped = layouts::MappedCsr::open::<T, I>(&csr, h.nrows, nnz)?;
-            let view = mapped.view::<T, I>(h.nrows, h.ncols)?;
-            let p = params(&view).map_err(OocError::Params)?;
-            let bytes = layouts::write(&view, target, &p, plan, out)?;
-            drop(mapped);
-            let _ = std::fs::remove_file(&csr);
-            (nnz, buckets, bytes)
-        }
+        _ => write_compressed::<T, I>(h, target, &main, e, plan, out)?,
     };
     Ok(OocSummary {
         nrows: h.nrows,

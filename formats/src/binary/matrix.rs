@@ -382,10 +382,12 @@ impl SpbFile {
             .collect()
     }
 
-    /// Copies the arrays out (converting value and index types where they
-    /// differ from the file's: f32 <-> f64, i32 <-> i64) and builds the typed
-    /// matrix through its `try_from_parts` (every invariant checked), then
-    /// checks the header's counts and parameters against it.
+    /// Builds the typed matrix through its `try_from_buffers` (every
+    /// invariant checked), then checks the header's counts and parameters
+    /// against it. With the file's own value and index types, every format
+    /// reads its sections in place from the mapping, without a copy
+    /// ([`AnyMatrix::is_mapped`]); other types are converted into owned
+    /// arrays (f32 <-> f64, i32 <-> i64).
     ///
     /// # Errors
     /// Complex values asked for as real, indices that do not fit `I`,
@@ -433,11 +435,9 @@ impl SpbFile {
     ) -> Result<AnyMatrix<T, I>, SpbError> {
         let (nrows, ncols, nnz, p0, p1) = self.dims()?;
         let named = |e: crate::FormatError| SpbError::from(e).named(self.name());
-        // CSR and COO keep the mapped sections (read in place); the other
-        // formats own their arrays.
+        // Every format keeps the mapped sections (read in place) when the
+        // file's types are the caller's.
         let ib = |n: &str| self.index_buffer::<I>(n);
-        let i = |n: &str| ib(n).map(Buffer::into_vec);
-        let v = |n: &str| vb(n).map(Buffer::into_vec);
         let m = match self.header().format {
             FormatKind::Coo => AnyMatrix::Coo(
                 Coo::try_from_buffers(nrows, ncols, ib("rows")?, ib("cols")?, vb("values")?)
@@ -456,29 +456,36 @@ impl SpbFile {
                     .map_err(named)?,
             ),
             FormatKind::Csc => AnyMatrix::Csc(
-                Csc::try_from_parts(nrows, ncols, i("col_ptr")?, i("row_idx")?, v("values")?)
+                Csc::try_from_buffers(nrows, ncols, ib("col_ptr")?, ib("row_idx")?, vb("values")?)
                     .map_err(named)?,
             ),
             FormatKind::Ell => AnyMatrix::Ell(
-                Ell::try_from_parts(nrows, ncols, p0, i("row_nnz")?, i("col_idx")?, v("values")?)
-                    .map_err(named)?,
-            ),
-            FormatKind::Hyb => {
-                let ell = Ell::try_from_parts(
+                Ell::try_from_buffers(
                     nrows,
                     ncols,
                     p0,
-                    i("ell_row_nnz")?,
-                    i("ell_col_idx")?,
-                    v("ell_values")?,
+                    ib("row_nnz")?,
+                    ib("col_idx")?,
+                    vb("values")?,
                 )
-                .map_err(named)?;
-                let coo = Coo::try_from_parts(
+                .map_err(named)?,
+            ),
+            FormatKind::Hyb => {
+                let ell = Ell::try_from_buffers(
                     nrows,
                     ncols,
-                    i("coo_rows")?,
-                    i("coo_cols")?,
-                    v("coo_values")?,
+                    p0,
+                    ib("ell_row_nnz")?,
+                    ib("ell_col_idx")?,
+                    vb("ell_values")?,
+                )
+                .map_err(named)?;
+                let coo = Coo::try_from_buffers(
+                    nrows,
+                    ncols,
+                    ib("coo_rows")?,
+                    ib("coo_cols")?,
+                    vb("coo_values")?,
                 )
                 .map_err(named)?;
                 if coo.nnz() != p1 {
@@ -494,27 +501,29 @@ impl SpbFile {
                 AnyMatrix::Hyb(Hyb::try_from_parts(ell, coo).map_err(named)?)
             }
             FormatKind::Jds => AnyMatrix::Jds(
-                Jds::try_from_parts(
+                Jds::try_from_buffers(
                     nrows,
                     ncols,
-                    i("perm")?,
-                    i("jd_ptr")?,
-                    i("col_idx")?,
-                    v("values")?,
+                    ib("perm")?,
+                    ib("jd_ptr")?,
+                    ib("col_idx")?,
+                    vb("values")?,
                 )
                 .map_err(named)?,
             ),
             FormatKind::Sell => AnyMatrix::Sell(
-                Sell::try_from_parts(
+                Sell::try_from_buffers(
                     nrows,
                     ncols,
                     p0,
                     p1,
-                    i("perm")?,
-                    i("slice_ptr")?,
-                    i("slice_width")?,
-                    i("col_idx")?,
-                    v("values")?,
+                    [
+                        ib("perm")?,
+                        ib("slice_ptr")?,
+                        ib("slice_width")?,
+                        ib("col_idx")?,
+                    ],
+                    vb("values")?,
                 )
                 .map_err(named)?,
             ),

@@ -37,6 +37,8 @@ pub struct EntryStream<'r> {
     opts: ReadOptions,
     /// The header, and the warnings of reading it.
     head: (Header, Vec<Warning>),
+    /// The comment lines of the header ([`super::MmMatrix::comments`]).
+    comments: Vec<String>,
     data: Data<'r>,
 }
 
@@ -59,10 +61,12 @@ impl<'r> EntryStream<'r> {
     ) -> Result<Self, MmError> {
         let (mut reader, gz) = stream_input(reader, name)?;
         let (header, warnings, head) = read_header_from(&mut reader, gz, name, opts)?;
+        let comments = super::header::comment_lines(&head[..header.data_offset.min(head.len())]);
         Ok(Self {
             name: name.to_string(),
             opts: opts.clone(),
             head: (header, warnings),
+            comments,
             data: Data {
                 head,
                 rest: reader,
@@ -75,6 +79,13 @@ impl<'r> EntryStream<'r> {
     #[must_use]
     pub fn header(&self) -> &Header {
         &self.head.0
+    }
+
+    /// The comment lines between the banner and the size line, as
+    /// [`super::MmMatrix::comments`] keeps them.
+    #[must_use]
+    pub fn comments(&self) -> &[String] {
+        &self.comments
     }
 
     /// Reads the data in blocks of whole lines of about `block` bytes and
@@ -99,6 +110,7 @@ impl<'r> EntryStream<'r> {
             opts,
             head: (h, mut warnings),
             data,
+            ..
         } = self;
         let at = |(line, kind): LineError| MmError::new(&name, line, kind);
         super::value_type_fits::<T>(&h, &name)?;

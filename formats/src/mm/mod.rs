@@ -126,8 +126,8 @@ pub use error::{MmError, MmErrorKind};
 pub use header::{banner, check_combination, size_line, Header, MmField, MmFormat, MmSymmetry};
 pub use scan::{scan_structure, StructureScan};
 pub use write::{
-    default_field, symmetry_of, write_coo, write_csr, write_matrix, RowBlockWriter, WriteOptions,
-    WriteSymmetry,
+    default_field, may_be_symmetric, symmetry_of, write_coo, write_csr, write_matrix,
+    RowBlockWriter, WriteOptions, WriteSymmetry,
 };
 
 use crate::{Coo, Index, Scalar};

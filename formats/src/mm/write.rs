@@ -364,6 +364,15 @@ fn surely_general<T: Scalar, I: Index>(m: &Coo<T, I>) -> bool {
     (lower == 0) != (upper == 0)
 }
 
+/// Whether [`write_coo`] with [`WriteSymmetry::Auto`] canonicalises `m`
+/// to look for a symmetry: it is square, and its entries are not all on
+/// one side of the diagonal (a cheap count, without a copy). `false` means
+/// it is written `general`, as stored.
+#[must_use]
+pub fn may_be_symmetric<T: Scalar, I: Index>(m: &Coo<T, I>) -> bool {
+    m.nrows() == m.ncols() && !surely_general(m)
+}
+
 /// Formats `blocks` in parallel (a batch at a time, bounding memory) and
 /// writes them in order.
 fn write_blocks<W, F>(w: &mut W, nblocks: usize, f: F) -> Result<(), MmError>
@@ -400,7 +409,7 @@ pub fn write_coo<W: Write, T: Scalar, I: Index>(
     opts: &WriteOptions,
 ) -> Result<(), MmError> {
     check_values(m.values(), opts.field)?;
-    if opts.symmetry == WriteSymmetry::Auto && m.nrows() == m.ncols() && !surely_general(m) {
+    if opts.symmetry == WriteSymmetry::Auto && may_be_symmetric(m) {
         if let Some(c) = canonical_csr(m) {
             let sym = symmetry_of(&c, opts.field);
             if sym != MmSymmetry::General {
