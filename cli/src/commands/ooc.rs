@@ -30,10 +30,12 @@ pub fn budget(limit: MemoryLimit) -> u64 {
     }
 }
 
-/// The in-memory estimate, and whether out of core can do it in `limit`.
-fn estimate<T: Scalar, I: Index>(h: &Header, target: FormatKind, limit: u64) -> (u128, bool) {
+/// The in-memory estimate, that of the entries alone (as read), and
+/// whether out of core can do it in `limit`.
+fn estimate<T: Scalar, I: Index>(h: &Header, target: FormatKind, limit: u64) -> (u128, u128, bool) {
     (
         in_memory_estimate::<T, I>(h, target),
+        in_memory_estimate::<T, I>(h, FormatKind::Coo),
         fits::<T, I>(h, target, limit),
     )
 }
@@ -52,10 +54,18 @@ pub fn wanted(
     }
     let (h, _) = read_mm_header(src, &load_options(&a.read))?;
     let limit = budget(a.memory_limit);
-    let (need, can) = with_types!(*types, dtype(a.dtype, types), estimate(&h, a.to, limit));
+    let (need, entries, can) =
+        with_types!(*types, dtype(a.dtype, types), estimate(&h, a.to, limit));
     // Dimensions no budget holds (2^63 rows) get the in-memory path's own
     // refusal.
     if need <= u128::from(limit) || !can {
+        return Ok(false);
+    }
+    // With `auto`, only the entries' own size sends a conversion out of
+    // core: offsets larger than memory for a handful of entries (billions
+    // of declared rows) get the in-memory allocation check's refusal
+    // rather than gigabytes written to disk.
+    if a.memory_limit == MemoryLimit::Auto && entries <= u128::from(limit) {
         return Ok(false);
     }
     // A plain file cannot hold more entry lines than a quarter of its
