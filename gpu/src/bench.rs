@@ -813,11 +813,17 @@ mod tests {
                 .map(|k| k.1)
                 .collect()
         };
-        let ours = ["csr-scalar", "csr-vector", "csr-balanced", "csr-binned"];
-        assert_eq!(names(100, 500)[..4], ours);
-        assert_eq!(names(100, 500)[4..], ["csr-vector-l4", "csr-vector-l16"]);
-        assert_eq!(names(1, 100)[..4], ours);
-        assert_eq!(names(1, 100)[4..], ["csr-vector-l16"]);
+        let ours = [
+            "csr-scalar",
+            "csr-vector",
+            "csr-balanced",
+            "csr-merge",
+            "csr-binned",
+        ];
+        assert_eq!(names(100, 500)[..5], ours);
+        assert_eq!(names(100, 500)[5..], ["csr-vector-l4", "csr-vector-l16"]);
+        assert_eq!(names(1, 100)[..5], ours);
+        assert_eq!(names(1, 100)[5..], ["csr-vector-l16"]);
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
         let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1)

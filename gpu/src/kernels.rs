@@ -20,6 +20,7 @@ const COO_SRC: &str = include_str!("../kernels/coo.cu");
 const CSR_SCALAR_SRC: &str = include_str!("../kernels/csr_scalar.cu");
 const CSR_VECTOR_SRC: &str = include_str!("../kernels/csr_vector.cu");
 const CSR_BALANCED_SRC: &str = include_str!("../kernels/csr_balanced.cu");
+const CSR_MERGE_SRC: &str = include_str!("../kernels/csr_merge.cu");
 const ELL_SRC: &str = include_str!("../kernels/ell.cu");
 const JDS_SRC: &str = include_str!("../kernels/jds.cu");
 const SELL_SRC: &str = include_str!("../kernels/sell.cu");
@@ -37,6 +38,9 @@ pub enum KernelId {
     CsrVector,
     /// `csr_balanced.cu`: equal nnz chunks per warp (skewed rows).
     CsrBalanced,
+    /// `csr_merge.cu`: merge path, equal chunks of rows plus entries per
+    /// warp, tiles staged in shared memory (skewed rows).
+    CsrMerge,
     /// `ell.cu`: one thread per row, slot-major (also the HYB ELL part).
     Ell,
     /// `jds.cu`: one thread per sorted row along the jagged diagonals.
@@ -51,11 +55,12 @@ pub enum KernelId {
 
 impl KernelId {
     /// Every kernel source.
-    pub const ALL: [KernelId; 9] = [
+    pub const ALL: [KernelId; 10] = [
         KernelId::Coo,
         KernelId::CsrScalar,
         KernelId::CsrVector,
         KernelId::CsrBalanced,
+        KernelId::CsrMerge,
         KernelId::Ell,
         KernelId::Jds,
         KernelId::Sell,
@@ -71,6 +76,7 @@ impl KernelId {
             KernelId::CsrScalar => "csr_scalar.cu",
             KernelId::CsrVector => "csr_vector.cu",
             KernelId::CsrBalanced => "csr_balanced.cu",
+            KernelId::CsrMerge => "csr_merge.cu",
             KernelId::Ell => "ell.cu",
             KernelId::Jds => "jds.cu",
             KernelId::Sell => "sell.cu",
@@ -87,6 +93,7 @@ impl KernelId {
             KernelId::CsrScalar => CSR_SCALAR_SRC,
             KernelId::CsrVector => CSR_VECTOR_SRC,
             KernelId::CsrBalanced => CSR_BALANCED_SRC,
+            KernelId::CsrMerge => CSR_MERGE_SRC,
             KernelId::Ell => ELL_SRC,
             KernelId::Jds => JDS_SRC,
             KernelId::Sell => SELL_SRC,
@@ -351,6 +358,7 @@ mod tests {
                 "spmv_coo",
                 "spmv_csr_scalar",
                 "spmv_csr_balanced",
+                "spmv_csr_merge",
                 "spmv_ell",
             ] {
                 expected.push(format!("{base}_{t}"));

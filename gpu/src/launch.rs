@@ -24,6 +24,9 @@ pub enum GpuKernel {
     CsrVector(Option<u32>),
     /// CSR, equal nnz chunks per warp; `None` picks the chunk size.
     CsrBalanced(Option<u32>),
+    /// CSR, merge path: equal chunks of rows plus entries per warp; `None`
+    /// picks the chunk size.
+    CsrMerge(Option<u32>),
     /// CSR, rows binned by length, one sub-warp-width launch per bin.
     CsrBinned,
     /// ELL, one thread per row.
@@ -44,12 +47,13 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 11] = [
+    pub const ALL: [GpuKernel; 12] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
         GpuKernel::CsrVector(None),
         GpuKernel::CsrBalanced(None),
+        GpuKernel::CsrMerge(None),
         GpuKernel::CsrBinned,
         GpuKernel::Ell,
         GpuKernel::Hyb,
@@ -59,7 +63,7 @@ impl GpuKernel {
     ];
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
-    /// `csr-vector`, `csr-balanced`, `csr-binned`, `ell`, `hyb`, `jds`,
+    /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `ell`, `hyb`, `jds`,
     /// `sell`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -69,6 +73,7 @@ impl GpuKernel {
             GpuKernel::CsrScalar => "csr-scalar",
             GpuKernel::CsrVector(_) => "csr-vector",
             GpuKernel::CsrBalanced(_) => "csr-balanced",
+            GpuKernel::CsrMerge(_) => "csr-merge",
             GpuKernel::CsrBinned => "csr-binned",
             GpuKernel::Ell => "ell",
             GpuKernel::Hyb => "hyb",
@@ -86,6 +91,7 @@ impl GpuKernel {
             GpuKernel::CsrScalar
             | GpuKernel::CsrVector(_)
             | GpuKernel::CsrBalanced(_)
+            | GpuKernel::CsrMerge(_)
             | GpuKernel::CsrBinned => FormatKind::Csr,
             GpuKernel::Ell => FormatKind::Ell,
             GpuKernel::Hyb => FormatKind::Hyb,
@@ -239,6 +245,18 @@ pub(crate) fn prepare<'m>(
                 p.main = Some((f(KernelId::CsrBalanced, "spmv_csr_balanced", None)?, d));
             }
         }
+        (GpuKernel::CsrMerge(chunk), DeviceMatrix::Csr(c)) => {
+            let items = c.dims.nrows + c.dims.nnz;
+            let chunk = chunk
+                .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count()))
+                .max(1);
+            p.chunk = chunk;
+            p.zero_y = true;
+            p.params.insert("chunk".into(), json!(chunk));
+            if let Some(d) = threads(plan::balanced_warps(items, chunk) * 32) {
+                p.main = Some((f(KernelId::CsrMerge, "spmv_csr_merge", None)?, d));
+            }
+        }
         (GpuKernel::CsrBinned, DeviceMatrix::Csr(c)) => {
             let mut desc = Vec::new();
             for &(lanes, start, count) in &c.bins {
@@ -356,7 +374,7 @@ impl Prepared<'_> {
                 }
                 b.arg(&c.row_ptr.buf).arg(&c.col_idx.buf).arg(&c.vals.buf);
                 b.arg(&x.buf).arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_csr_{scalar,vector,balanced}_<t>.
+                // SAFETY: argument list matches spmv_csr_{scalar,vector,balanced,merge}_<t>.
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {

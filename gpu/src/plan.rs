@@ -170,6 +170,35 @@ pub fn balanced_warps(nnz: usize, chunk: u32) -> u64 {
     (nnz as u64).div_ceil(u64::from(chunk.max(1)))
 }
 
+/// Items (rows and entries) per lane and tile of the merge-path CSR kernel
+/// (`MP_ITEMS_<t>` in `csr_merge.cu`) for `value_bytes`-byte values of a
+/// complex type or not: 16 for f32, 8 for f64 and complex64, 4 for
+/// complex128.
+#[must_use]
+pub fn merge_items(value_bytes: usize, complex: bool) -> usize {
+    match (value_bytes, complex) {
+        (0..=4, false) => 16,
+        (0..=8, _) => 8,
+        _ => 4,
+    }
+}
+
+/// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
+/// merge-path CSR kernel: about four waves of a full device (`sm_count`
+/// multiprocessors, 64 resident warps each), rounded up to whole 256-item
+/// tiles. Each warp starts with a 32-way search over the rows (about
+/// log33(nrows) dependent loads), which a chunk of several tiles amortises;
+/// the waves even out chunks of unequal cost (an entry gathers `x`, a row
+/// end only stores). Four waves measured up to 2x faster than two in f64 on
+/// power-law matrices (BENCHMARKS.md, issue 17). Use [`balanced_warps`]
+/// with `items` for the warp count.
+#[must_use]
+pub fn merge_chunk(items: usize, sm_count: u32) -> u32 {
+    let target_warps = (sm_count.max(1) as usize) * 64 * 4;
+    let per_warp = items.div_ceil(target_warps).max(1);
+    (per_warp.div_ceil(256) * 256).min(1 << 30) as u32
+}
+
 /// Threads of the SELL kernel: one per row slot of every slice.
 #[must_use]
 pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {
@@ -254,6 +283,13 @@ mod tests {
         assert_eq!(balanced_warps(0, 256), 0);
         assert_eq!(balanced_warps(257, 256), 2);
         assert_eq!(balanced_chunk(5, 0), 32);
+        assert_eq!(merge_chunk(0, 132), 256);
+        assert_eq!(merge_chunk(1000, 132), 256);
+        // 101M items (a 2D Laplacian of 16.8M rows): 2,983 per warp -> 3,072
+        assert_eq!(merge_chunk(100_794_410, 132), 3072);
+        assert_eq!(merge_chunk(5, 0), 256);
+        assert_eq!((merge_items(4, false), merge_items(8, false)), (16, 8));
+        assert_eq!((merge_items(8, true), merge_items(16, true)), (8, 4));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! other functions carry the names of the CUDA kernels (`spmv_ell` here,
 //! `spmv_ell_f32` in `ell.cu`) and walk the same device arrays in the same
 //! order as their kernel, including the warp-level algorithms of the COO
-//! segmented and balanced CSR kernels (tiles, segmented scans, carries). Tests
+//! segmented, balanced and merge-path CSR kernels (tiles, segmented scans, carries). Tests
 //! check each against `Csr::spmv`, so a layout misunderstanding shows up on a
 //! machine without a GPU.
 
@@ -323,6 +323,106 @@ pub fn spmv_csr_balanced<T: Scalar, I: Index>(
     }
 }
 
+/// Rows completed before diagonal `d` of the merge path of `row_ptr`'s row
+/// ends with the entry indices: the first `x` in `max(0, d - nnz)..=min(d,
+/// nrows)` whose row ends after entry `d - x - 1` (the kernels' searches).
+fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let nnz = row_ptr.last().map_or(0, |p| p.to_usize());
+    let (mut lo, mut hi) = (d.saturating_sub(nnz), d.min(nrows));
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if row_ptr[mid + 1].to_usize() + mid < d {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Reference of `spmv_csr_merge_<t>` (merge-path CSR): the `nrows + nnz`
+/// items of the merge of row ends and entries cut into chunks of `chunk`
+/// items, one per warp; each chunk in tiles of `32 * items` items, `items`
+/// per lane ([`crate::plan::merge_items`]). A lane adds its entries and
+/// closes its rows; its first closed row takes the warp segmented scan of the
+/// lane before it, rows begun and closed in the lane are stored at once, the
+/// tile's open row is carried to the next tile, and a row cut by a chunk
+/// boundary is added piece by piece. `y` must be zero on entry (as the kernel
+/// requires).
+pub fn spmv_csr_merge<T: Scalar, I: Index>(
+    items: usize,
+    chunk: usize,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    y: &mut [f64],
+) {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let nnz = vals.len();
+    let (items, chunk) = (items.max(1), chunk.max(1));
+    let tile = 32 * items;
+    let rp = |r: usize| row_ptr[r].to_usize();
+    let prod = |k: usize| vals[k].re() * x[col_idx[k].to_usize()].re();
+    let total = nrows + nnz;
+    for d_begin in (0..total).step_by(chunk) {
+        let d_end = (d_begin + chunk).min(total);
+        let mut xr = merge_rows_before(row_ptr, d_begin);
+        let mut ye = d_begin - xr;
+        let (first_row, first_cut) = (xr, xr < nrows && ye > rp(xr));
+        let mut carry = 0.0;
+        for d in (d_begin..d_end).step_by(tile) {
+            let tl = tile.min(d_end - d);
+            let tile_rows = merge_rows_before(row_ptr, d + tl) - xr;
+            let mut keys = [0i64; 32];
+            let mut acc = [0.0f64; 32];
+            let mut firsts = [None; 32];
+            for lane in 0..32 {
+                let d0 = (lane * items).min(tl);
+                let d1 = (d0 + items).min(tl);
+                let mut xl = merge_rows_before(row_ptr, d + d0);
+                let mut yl = d + d0 - xl;
+                let mut a = if lane == 0 { carry } else { 0.0 };
+                for _ in d0..d1 {
+                    if yl < rp(xl + 1) {
+                        a += prod(yl);
+                        yl += 1;
+                    } else {
+                        if firsts[lane].is_none() {
+                            firsts[lane] = Some((xl, a));
+                        } else {
+                            y[xl] = a;
+                        }
+                        a = 0.0;
+                        xl += 1;
+                    }
+                }
+                keys[lane] = xl as i64;
+                acc[lane] = a;
+            }
+            warp_segmented_scan(&keys, &mut acc);
+            for lane in 0..32 {
+                if let Some((r, v)) = firsts[lane] {
+                    let v = v + if lane > 0 { acc[lane - 1] } else { 0.0 };
+                    if r == first_row && first_cut {
+                        y[r] += v;
+                    } else {
+                        y[r] = v;
+                    }
+                }
+            }
+            carry = acc[31];
+            xr += tile_rows;
+            ye = d + tl - xr;
+        }
+        if xr < nrows {
+            y[xr] += carry;
+        }
+        debug_assert_eq!(xr + ye, d_end);
+    }
+}
+
 /// Reference of `spmv_ell_<t>`: slot `s` of row `i` at `s * nrows + i`;
 /// all `width` slots are visited and padding (index -1) is skipped.
 #[must_use]
@@ -579,6 +679,27 @@ mod tests {
             )
             .unwrap(),
         ];
+        // power-law-like: runs of empty rows and of single entries (more rows
+        // than a merge-path tile holds) around a row of 2,500 entries
+        let lens: Vec<usize> = (0..3000)
+            .map(|i| match i {
+                1500 => 2500,
+                _ if i % 3 == 0 || (600..1100).contains(&i) => 0,
+                _ => 1,
+            })
+            .collect();
+        let mut row_ptr = vec![0i32];
+        let mut cols = Vec::new();
+        for (i, &l) in lens.iter().enumerate() {
+            cols.extend((0..l).map(|j| ((i * 7 + j) % 2600) as i32));
+            let mut row: Vec<i32> = cols.split_off(cols.len() - l);
+            row.sort_unstable();
+            row.dedup();
+            cols.extend(row);
+            row_ptr.push(cols.len() as i32);
+        }
+        let vals = (0..cols.len()).map(|k| (k % 11) as f64 - 5.0).collect();
+        v.push(Csr::try_from_parts(3000, 2600, row_ptr, cols, vals).unwrap());
         for (n, m, s) in [
             (1, 1, 1),
             (7, 5, 2),
@@ -635,6 +756,12 @@ mod tests {
                 let mut yb = vec![0.0; a.nrows()];
                 spmv_csr_balanced(chunk, a.row_ptr(), a.col_idx(), a.values(), &x, &mut yb);
                 close(&yb, &y);
+            }
+            for (items, chunk) in [(16, 1), (8, 7), (8, 256), (16, 300), (4, 64), (1, 40)] {
+                let mut ym = vec![0.0; a.nrows()];
+                let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.values());
+                spmv_csr_merge(items, chunk, rp, ci, v, &x, &mut ym);
+                close(&ym, &y);
             }
             for c in [1, 4, 32] {
                 let s = sliced_ell_from_csr(a.row_ptr(), a.col_idx(), a.values(), c).unwrap();

@@ -291,6 +291,9 @@ fn kernels() -> Vec<GpuKernel> {
     }
     k.push(GpuKernel::CsrBalanced(Some(32)));
     k.push(GpuKernel::CsrBalanced(Some(256)));
+    // chunks shorter than a tile and not a multiple of it: most rows are cut
+    k.push(GpuKernel::CsrMerge(Some(7)));
+    k.push(GpuKernel::CsrMerge(Some(300)));
     k
 }
 
@@ -353,6 +356,14 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 let c = c.unwrap_or_else(|| plan::balanced_chunk(m.nnz(), 132));
                 let mut y = vec![0.0; m.nrows()];
                 r::spmv_csr_balanced(c as usize, m.row_ptr(), m.col_idx(), m.values(), x, &mut y);
+                y
+            }
+            (MatrixRef::Csr(m), GpuKernel::CsrMerge(c)) => {
+                let c = c.unwrap_or_else(|| plan::merge_chunk(m.nrows() + m.nnz(), 132));
+                let mut y = vec![0.0; m.nrows()];
+                let items = plan::merge_items(std::mem::size_of::<T>(), T::IS_COMPLEX);
+                let (rp, ci, v) = (m.row_ptr(), m.col_idx(), m.values());
+                r::spmv_csr_merge(items, c as usize, rp, ci, v, x, &mut y);
                 y
             }
             (MatrixRef::Coo(m), GpuKernel::CooAtomic) => {
@@ -471,6 +482,7 @@ fn check_kernel<T: Scalar, I: Index>(
         GpuKernel::CsrScalar
         | GpuKernel::CsrVector(_)
         | GpuKernel::CsrBalanced(_)
+        | GpuKernel::CsrMerge(_)
         | GpuKernel::CsrBinned => {
             check(label, run(&MatrixRef::Csr(a), &x, kernel));
         }
@@ -674,7 +686,11 @@ fn default_kernels_and_errors() {
     // repeated runs give the same answer (a moving error would be a race)
     let p = &builtin_matrices()[11].1;
     let x: Vec<f64> = x_for(p.ncols(), 5);
-    for k in [GpuKernel::CsrBalanced(Some(32)), GpuKernel::CooSegmented] {
+    for k in [
+        GpuKernel::CsrBalanced(Some(32)),
+        GpuKernel::CsrMerge(Some(300)),
+        GpuKernel::CooSegmented,
+    ] {
         let m = if k == GpuKernel::CooSegmented {
             let c = sparsetool_convert::csr_to_coo(p);
             let y1 = spmv_gpu_with(&ctx, &MatrixRef::Coo(&c), &x, k).expect("run");
@@ -864,6 +880,20 @@ fn transposed_every_format_cpu_twins() {
                 let c = c.unwrap_or_else(|| plan::balanced_chunk(t.nnz(), 132));
                 let mut y = vec![0.0; t.nrows()];
                 r::spmv_csr_balanced(c as usize, rp, ci, v, x, &mut y);
+                y
+            }
+            GpuKernel::CsrMerge(c) => {
+                let c = c.unwrap_or_else(|| plan::merge_chunk(t.nrows() + t.nnz(), 132));
+                let mut y = vec![0.0; t.nrows()];
+                r::spmv_csr_merge(
+                    plan::merge_items(8, false),
+                    c as usize,
+                    rp,
+                    ci,
+                    v,
+                    x,
+                    &mut y,
+                );
                 y
             }
             other => return Err(format!("{other:?} is not a CSR kernel")),

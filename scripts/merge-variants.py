@@ -1,0 +1,72 @@
+"""Variant sweep of the merge-path CSR kernel (gpu/kernels/csr_merge.cu), on the GPU machine.
+
+Compiles the kernel with CuPy for every combination of items per lane (MP_ITEMS_<t>), resident blocks
+(MP_BLOCKS_<t>, the register cap) and waves of warps (the host's chunk rule), times each on every matrix
+given (SciPy .npz CSR, e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split
+kernel (csr_balanced.cu) and CuPy's cuSPARSE product, and prints time, registers, spills and error:
+
+    python3 scripts/merge-variants.py m1.npz m2.npz ...
+
+The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
+"""
+import sys, itertools, numpy as np, cupy as cp, scipy.sparse as sp
+common = open('gpu/kernels/common.cuh').read()
+new_src = common + open('gpu/kernels/csr_merge.cu').read()
+old_src = common + open('gpu/kernels/csr_balanced.cu').read()
+SM = cp.cuda.Device().attributes['MultiProcessorCount']
+REPS = 20
+
+def timeit(fn, y):
+    for _ in range(3):
+        y.fill(0); fn()
+    ts = []
+    for _ in range(REPS):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record(); y.fill(0); fn(); b.record(); b.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(a, b))
+    return float(np.median(ts))
+
+mods = {}
+def mod(src, opts):
+    k = (id(src), opts)
+    if k not in mods:
+        mods[k] = cp.RawModule(code=src, options=('--std=c++17',) + opts)
+    return mods[k]
+
+rows = []
+for path in sys.argv[1:]:
+    A0 = sp.load_npz(path).tocsr()
+    n, nnz = A0.shape[0], A0.nnz
+    for dt, t in ((np.float32, 'f32'), (np.float64, 'f64')):
+        A = A0.astype(dt)
+        indptr = cp.asarray(A.indptr.astype(np.int32)); indices = cp.asarray(A.indices.astype(np.int32))
+        data = cp.asarray(A.data); x = cp.asarray(np.random.default_rng(1).random(A.shape[1]).astype(dt))
+        ref = cp.asarray((A @ cp.asnumpy(x).astype(np.float64)))
+        y = cp.zeros(n, dt)
+        name = path.split('/')[-1][:-4] + '-' + t
+        import cupyx.scipy.sparse as csp
+        Ad = csp.csr_matrix((data, indices, indptr), shape=A.shape)
+        ms = timeit(lambda: Ad.dot(x), y)
+        rows.append((name, 'cupy-cusparse', ms, 0, 0, 0.0))
+        # old kernel
+        f = mod(old_src, ()).get_function('spmv_csr_balanced_' + t)
+        tw = SM * 64 * 4; per = -(-nnz // tw); chunk = min(max(-(-per // 32) * 32, 32), 2048)
+        warps = -(-nnz // chunk)
+        fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
+        ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
+        rows.append((name, 'csr-balanced', ms, f.num_regs, f.local_size_bytes, err))
+        for items, minb, waves in itertools.product([4, 8, 16], [4, 6, 8], [1, 2, 4]):
+            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_BLOCKS_{t}={minb}')
+            try:
+                f = mod(new_src, opts).get_function('spmv_csr_merge_' + t)
+            except Exception as e:
+                rows.append((name, f'i{items} b{minb}: {e}'[:80], 0, 0, 0, 0)); continue
+            items_total = n + nnz
+            tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
+            warps = -(-items_total // chunk)
+            fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
+            ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
+            rows.append((name, f'csr-merge i{items} b{minb} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
+        for r in rows:
+            if r[0] == name:
+                print(f'{r[0]:28s} {r[1]:24s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)
