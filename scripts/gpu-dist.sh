@@ -79,7 +79,7 @@ cat "$OUT/nvidia-smi.txt"
 run_tests() {
     local log="$OUT/dist-tests.log"
     echo "== multi-GPU tests (SPARSETOOL_REQUIRE_GPUS=2)"
-    SPARSETOOL_REQUIRE_GPUS=2 timeout "$(cap 150)" "$DT" --test-threads=1 --nocapture > "$log" 2>&1 \
+    SPARSETOOL_REQUIRE_GPUS=2 timeout "$(cap 300)" "$DT" --test-threads=1 --nocapture > "$log" 2>&1 \
         && { summary+=("multi-GPU tests: $(grep -E '^test result' "$log" | tail -1)"); return; }
     status=1
     summary+=("multi-GPU tests: FAILED (see dist-tests.log)")

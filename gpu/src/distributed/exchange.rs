@@ -17,6 +17,13 @@ use crate::GpuError;
 /// it unset.
 pub const NVLS_ENV: &str = "NCCL_NVLS_ENABLE";
 
+/// Where NCCL writes its own messages (`NCCL_DEBUG`); unset, NCCL writes them
+/// to standard output, where they would corrupt `--json` output and the
+/// Matrix Market `y` of `spmv -o -` (seen on the H200 pair: "NCCL version
+/// 2.28.3+cuda13.0" after the JSON). Opening the communicators sets it to
+/// standard error when the environment leaves it unset.
+pub const DEBUG_FILE_ENV: &str = "NCCL_DEBUG_FILE";
+
 /// Whether `libnccl.so` can be loaded (probing only; never panics). cudarc
 /// looks for `libnccl.so` (and a few versioned names, not `libnccl.so.2`):
 /// a directory with a `libnccl.so` link to the real library on
@@ -60,6 +67,9 @@ pub(super) fn open_device(ordinal: usize, dtype: ValueType) -> Result<Dev, GpuEr
 pub(super) fn init_nccl(devs: &[Dev]) -> Result<Vec<cudarc::nccl::Comm>, GpuError> {
     if std::env::var_os(NVLS_ENV).is_none() {
         std::env::set_var(NVLS_ENV, "0");
+    }
+    if std::env::var_os(DEBUG_FILE_ENV).is_none() {
+        std::env::set_var(DEBUG_FILE_ENV, "/dev/stderr");
     }
     if !nccl_available() {
         return Err(GpuError::Nccl(
