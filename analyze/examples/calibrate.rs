@@ -315,6 +315,41 @@ fn held_text(holdout: &[String]) -> String {
     }
 }
 
+/// With `EXPLAIN=prefix,...` set: every measured layout of a run, its
+/// measured time and each model's prediction, on stderr (to study misses).
+fn explain(c: &Case, model: &TimeModel) {
+    let f = &c.run.features;
+    eprintln!(
+        "{}: rows {} nnz {} row length mean {:.1} max {} cv {:.2}",
+        c.name, f.nrows, f.nnz, f.row_length.mean, f.row_length.max, f.row_length.cv
+    );
+    let mut v: Vec<_> = f
+        .candidates
+        .iter()
+        .filter_map(|cand| c.run.best.get(&cand.layout).map(|b| (cand, b)))
+        .collect();
+    v.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+    for (cand, (us, k)) in v {
+        let preds: Vec<String> = model
+            .predict_by_model(cand, f)
+            .iter()
+            .map(|(m, t)| format!("{m} {t:.1}"))
+            .collect();
+        let t = sparsetool_analyze::timing::terms(cand, f);
+        eprintln!(
+            "  {:<18} {:>9.1} µs {:<22} pred [{}]  MB {:.2} serial {:.0} tail {:.0} rows {:.0}",
+            cand.layout.to_string(),
+            us,
+            k,
+            preds.join(", "),
+            t[1],
+            t[2] * 1e3,
+            t[3] * 1e6,
+            t[5] * 1e6
+        );
+    }
+}
+
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         results: Vec::new(),
@@ -400,6 +435,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("wrote {}", p.display());
     }
 
+    if let Ok(prefixes) = std::env::var("EXPLAIN") {
+        for c in cases
+            .iter()
+            .filter(|c| prefixes.split(',').any(|p| c.name.starts_with(p)))
+        {
+            explain(c, &model);
+        }
+    }
     let outcomes: Vec<(&Case, Outcome)> = cases
         .iter()
         .filter_map(|c| outcome(c, &model).map(|o| (c, o)))
@@ -428,16 +471,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
          - **Model** (`sparsetool_analyze::timing`): per format, `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
-         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6` µs, with MB the bytes of the minimum-bytes model, `serial` the longest \
+         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50)` µs, with MB the bytes of the minimum-bytes model \
+         (the last term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
          run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
          load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
          training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
          row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
-         `scrambled` the entries times the row lengths' cv (capped at 1) for JDS and fully sorted SELL, whose \
-         global (stable) sort moves rows away from their neighbours and scatters the `x` gathers of neighbouring \
-         threads (windowed SELL and equal rows keep their order). \
+         `scrambled` the entries whose warp of 32 rows, after the global (stable) sort by length of JDS and fully \
+         sorted SELL, came from more than 64 original rows (`Features::sort_scatter`): the sort scatters the `x` \
+         gathers of neighbouring threads (windowed SELL and equal rows keep their order). \
          cuSPARSE's sliced ELL (`cusparse-sell`, which runs the layout `sell-32-1`) has constants of its own, \
          fitted on its times alone, and a layout's prediction is the smallest of the models that run it. \
          Fitted by relative least squares with non-negative constants on the training \

@@ -102,6 +102,12 @@ pub struct Features {
     pub row_length: LengthStats,
     /// The candidate layouts.
     pub candidates: Vec<Candidate>,
+    /// Share of the entries a global sort of the rows by length moves away
+    /// from their neighbours ([`crate::rows::Lengths::sort_scatter`]): the `x` locality
+    /// JDS and fully sorted SELL give up. 0 in results written before it
+    /// was measured.
+    #[serde(default)]
+    pub sort_scatter: f64,
 }
 
 /// Slice heights of the SELL sweep besides 32 (each at σ = 32·C).
@@ -254,6 +260,7 @@ impl Features {
             value_bytes,
             row_length,
             candidates: out,
+            sort_scatter: rl.rows.sort_scatter(counts),
         }
     }
 }

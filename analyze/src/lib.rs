@@ -60,11 +60,12 @@
 //! assert_eq!(report.nnz, 5 * 1024 - 4 * 32);
 //! assert_eq!(report.row_length.max, 5);
 //! // 1024 rows are latency-bound on a GPU: the calibrated model picks
-//! // one-kernel CSR, with ELL (no padding to speak of) a close second.
+//! // one-kernel CSR, with HYB at width 5 (ELL, no padding to speak of) a
+//! // close second.
 //! assert_eq!(report.recommendation.format, "csr");
 //! let text = render_text(&report, "laplace 32x32");
 //! assert!(text.contains("recommendation  CSR"));
-//! assert!(text.contains("next ELL (width 5)"));
+//! assert!(text.contains("next HYB (ELL width 5, 0 COO entries)"));
 //! let json = report.to_json().unwrap();
 //! assert!(json.contains("\"padding_ratio\""));
 //! ```

@@ -49,6 +49,10 @@ impl RowLengths {
     }
 }
 
+/// The most original rows a warp's 32 sorted rows may come from before
+/// [`Lengths::sort_scatter`] counts them as moved: twice a warp.
+pub const SCATTER_SPAN: u64 = 64;
+
 /// The entry counts of one axis (rows or columns), in index order.
 /// Equality compares the counts, whatever the representation.
 #[derive(Debug, Clone)]
@@ -143,6 +147,64 @@ impl Lengths {
                 Box::new(index.iter().copied().zip(count.iter().copied()))
             }
         }
+    }
+
+    /// The share of entries that a stable sort of the rows by length
+    /// (longest first, as JDS and fully sorted SELL store them) moves away
+    /// from their neighbours: the rows are cut, in sorted order, into
+    /// groups of 32 (one warp's rows), and a group whose rows came from
+    /// more than [`SCATTER_SPAN`] consecutive rows of the original order
+    /// counts all its entries. Rows of equal length keep their order, so
+    /// a stencil scores near 0; rows of a few dozen interleaved lengths (a
+    /// FEM mesh) near 1, though their lengths vary little. 0 without
+    /// entries. `counts` is the table of these lengths ([`Lengths::counts`]).
+    /// `O(rows · log(distinct lengths))` time, one pass in index order,
+    /// `O(rows / 32)` memory.
+    ///
+    /// ```
+    /// use sparsetool_analyze::rows::Lengths;
+    /// // equal rows: the sort moves nothing
+    /// let equal = Lengths::Dense(vec![5; 1000]);
+    /// assert_eq!(equal.sort_scatter(&equal.counts()), 0.0);
+    /// // lengths 1, 2, 3 in turn: a warp's sorted rows span 3 x 32 rows
+    /// let mixed = Lengths::Dense((0..3000).map(|i| 1 + i % 3).collect());
+    /// assert_eq!(mixed.sort_scatter(&mixed.counts()), 1.0);
+    /// ```
+    #[must_use]
+    pub fn sort_scatter(&self, counts: &LengthCounts) -> f64 {
+        const G: u64 = 32;
+        // the rows of each length, longest first: (length, sorted position
+        // of its next row), starting at the first
+        let mut next: Vec<(u32, u64)> = Vec::with_capacity(counts.pairs.len());
+        let mut nonzero = 0u64;
+        for &(len, rows) in counts.pairs.iter().rev().filter(|p| p.0 > 0) {
+            next.push((u32::try_from(len).unwrap_or(u32::MAX), nonzero));
+            nonzero += rows;
+        }
+        if nonzero == 0 {
+            return 0.0;
+        }
+        let groups = nonzero.div_ceil(G) as usize;
+        let mut first = vec![u64::MAX; groups];
+        let mut last = vec![0u64; groups];
+        let mut entries = vec![0u64; groups];
+        for (i, c) in self.nonzero() {
+            // descending lengths: the slot of length c by binary search
+            let k = next.partition_point(|&(l, _)| l > c);
+            let g = (next[k].1 / G) as usize;
+            next[k].1 += 1;
+            if first[g] == u64::MAX {
+                first[g] = i;
+            }
+            last[g] = i;
+            entries[g] += u64::from(c);
+        }
+        let total: u64 = entries.iter().sum();
+        let moved: u64 = (0..groups)
+            .filter(|&g| last[g] - first[g] > SCATTER_SPAN)
+            .map(|g| entries[g])
+            .sum();
+        moved as f64 / total as f64
     }
 
     /// Length of the axis.
@@ -524,5 +586,48 @@ impl LengthCounts {
     #[must_use]
     pub fn kept(&self, k: u64) -> u64 {
         self.nnz - self.overflow(k)
+    }
+}
+
+#[cfg(test)]
+mod scatter_tests {
+    use super::Lengths;
+
+    fn scatter(l: &Lengths) -> f64 {
+        l.sort_scatter(&l.counts())
+    }
+
+    #[test]
+    fn sort_scatter_counts_only_groups_the_sort_spreads() {
+        // 64 rows of length 2 then 64 of length 1: each warp of the sorted
+        // order is 32 consecutive original rows, nothing moves
+        let blocks: Vec<u32> = (0..128).map(|i| if i < 64 { 2 } else { 1 }).collect();
+        assert_eq!(scatter(&Lengths::Dense(blocks)), 0.0);
+        // one long row every 100 rows: the 10 long rows form a warp spanning
+        // 900 original rows (their 10 x 50 entries move); the short rows'
+        // warps span 33 rows at most and stay
+        let sparse_long: Vec<u32> = (0..1000)
+            .map(|i| if i % 100 == 0 { 50 } else { 1 })
+            .collect();
+        let s = scatter(&Lengths::Dense(sparse_long.clone()));
+        let long_group_entries = 10 * 50 + 22; // the 10 long rows and 22 short ones share a warp
+        assert!(
+            (s - long_group_entries as f64 / 1490.0).abs() < 1e-12,
+            "{s}"
+        );
+        // empty rows sort last and hold nothing: the sparse axis scores
+        // the same as the dense one
+        let dense: Vec<u32> = (0..5000)
+            .map(|i| if i % 7 == 0 { 1 + i % 5 } else { 0 })
+            .collect();
+        let index: Vec<u64> = (0..5000u64).filter(|i| i % 7 == 0).collect();
+        let count: Vec<u32> = index.iter().map(|&i| 1 + (i % 5) as u32).collect();
+        let sparse = Lengths::Sparse {
+            n: 5000,
+            index,
+            count,
+        };
+        assert_eq!(scatter(&Lengths::Dense(dense)), scatter(&sparse));
+        assert_eq!(scatter(&Lengths::Dense(vec![0; 10])), 0.0);
     }
 }

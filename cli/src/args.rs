@@ -572,6 +572,12 @@ pub struct BenchArgs {
     /// count (the predicted-time partition's peer).
     #[arg(long, requires = "gpus")]
     pub equal_rows: bool,
+    /// With --gpus: the one-GPU baselines, the best-predicted layout of
+    /// this many formats (each is a copy of the whole matrix built on the
+    /// CPU: 1 for a matrix of billions of entries).
+    #[arg(long, requires = "gpus", default_value_t = 3, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=6))]
+    pub baselines: u32,
     #[command(flatten)]
     pub read: ReadArgs,
 }

@@ -100,6 +100,9 @@ fn spmv_and_bench_gpus_usage_errors_exit_1() {
         vec!["spmv", M, "--gpus", "2", "--transpose"],
         vec!["bench", M, "--gpus", "-1"],
         vec!["bench", M, "--equal-rows"],
+        vec!["bench", M, "--baselines", "1"],
+        vec!["bench", M, "--gpus", "1", "--baselines", "0"],
+        vec!["bench", M, "--gpus", "1", "--baselines", "7"],
         vec!["bench", M, "--gpus", "2", "--device", "cpu"],
     ] {
         let o = st(&args);

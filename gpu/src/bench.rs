@@ -69,7 +69,8 @@ pub struct BenchOptions {
     pub cusparse_slice: usize,
     /// HYB ELL width.
     pub hyb_width: HybWidth,
-    /// ELL is skipped when its padded arrays would exceed this many bytes.
+    /// ELL, and a SELL layout, is skipped (listed in `skipped`) when its
+    /// padded arrays would exceed this many bytes.
     pub ell_max_bytes: u64,
     /// Bytes of each buffer of the device-to-device copy measurement.
     pub copy_bytes: usize,
@@ -592,6 +593,7 @@ pub fn bench<T: Scalar, I: Index>(
         })
         .or_else(|| configs.iter().position(|c| c.kind == FormatKind::Sell));
     let mut cusparse_done = BTreeSet::new();
+    let mut row_lengths: Option<Vec<u32>> = None;
 
     // Progress: layouts timed (a UI polls the counter).
     let progress = &sparsetool_formats::progress::BENCH;
@@ -642,6 +644,29 @@ pub fn bench<T: Scalar, I: Index>(
                     .params
                     .sigma
                     .unwrap_or_else(|| Sell::<T, I>::default_sigma(c));
+                // The same storage guard as ELL's: a slice holding a row of
+                // millions of entries pads every one of its rows to it
+                // (uncapped power laws), and beyond 16 GiB of slots (2^31
+                // slots for 4-byte values) the layout is skipped, not the
+                // bench failed.
+                let lengths = row_lengths.get_or_insert_with(|| {
+                    (0..nrows)
+                        .map(|i| u32::try_from(a.row_len(i)).unwrap_or(u32::MAX))
+                        .collect::<Vec<u32>>()
+                });
+                let slots = sparsetool_analyze::sell_slots(lengths, c, sigma);
+                let bytes = slots * (4 + dtype.size() as u64);
+                if bytes > opts.ell_max_bytes {
+                    let label = cfg.layout.map_or_else(|| "sell".into(), |l| l.to_string());
+                    skipped.push(Skipped {
+                        kernel: "sell".into(),
+                        reason: format!(
+                            "{label} would store {slots} slots ({:.1}x the {nnz} entries, {bytes} bytes)",
+                            slots as f64 / nnz.max(1) as f64
+                        ),
+                    });
+                    continue;
+                }
                 let s = sparsetool_convert::csr_to_sell(a, c, sigma)
                     .map_err(|e| convert_err("sell", e))?;
                 DeviceMatrix::Sell(upload_sell(stream, &s, opts.offsets)?)

@@ -189,6 +189,7 @@ fn bench_typed<T: Scalar, I: Index>(
     let bopts = DistBenchOptions {
         reps: a.reps as usize,
         equal_rows: a.equal_rows,
+        baseline_formats: a.baselines as usize,
         ..DistBenchOptions::default()
     };
     Ok(bench_distributed(&csr, &opts, &bopts)?)
