@@ -12,6 +12,9 @@
 //! (`scripts/calibrate.sh` runs exactly this.) The fit sees only the
 //! matrices whose names do not start with a `--holdout` prefix; the report
 //! evaluates the recommendation on the held-out ones and, separately, on all.
+//! With `EXPLAIN=prefix,...` in the environment it also prints, on stderr,
+//! every measured layout of the runs whose names start with a prefix, with
+//! its measured time and each model's prediction (to study the misses).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -594,6 +594,18 @@ pub fn bench<T: Scalar, I: Index>(
         .or_else(|| configs.iter().position(|c| c.kind == FormatKind::Sell));
     let mut cusparse_done = BTreeSet::new();
     let mut row_lengths: Option<Vec<u32>> = None;
+    // A padded layout (ELL, SELL) beyond `ell_max_bytes` is skipped with
+    // the reason instead of built.
+    let oversized = |kernel: &str, label: &str, slots: u64| {
+        let bytes = slots * (4 + dtype.size() as u64);
+        (bytes > opts.ell_max_bytes).then(|| Skipped {
+            kernel: kernel.into(),
+            reason: format!(
+                "{label} would store {slots} slots ({:.1}x the {nnz} entries, {bytes} bytes)",
+                slots as f64 / nnz.max(1) as f64
+            ),
+        })
+    };
 
     // Progress: layouts timed (a UI polls the counter).
     let progress = &sparsetool_formats::progress::BENCH;
@@ -606,16 +618,8 @@ pub fn bench<T: Scalar, I: Index>(
             FormatKind::Coo => DeviceMatrix::Coo(upload_csr_as_coo(stream, a)?),
             FormatKind::Ell => {
                 let width = cfg.params.ell_width.unwrap_or(max_row_len);
-                let slots = nrows as u64 * width as u64;
-                let bytes = slots * (4 + dtype.size() as u64);
-                if bytes > opts.ell_max_bytes {
-                    skipped.push(Skipped {
-                        kernel: "ell".into(),
-                        reason: format!(
-                            "ELL would store {slots} slots ({:.1}x the {nnz} entries, {bytes} bytes)",
-                            slots as f64 / nnz.max(1) as f64
-                        ),
-                    });
+                if let Some(s) = oversized("ell", "ELL", nrows as u64 * width as u64) {
+                    skipped.push(s);
                     continue;
                 }
                 let e = sparsetool_convert::csr_to_ell(a, cfg.params.ell_width, true)
@@ -654,17 +658,10 @@ pub fn bench<T: Scalar, I: Index>(
                         .map(|i| u32::try_from(a.row_len(i)).unwrap_or(u32::MAX))
                         .collect::<Vec<u32>>()
                 });
+                let label = cfg.layout.map_or_else(|| "sell".into(), |l| l.to_string());
                 let slots = sparsetool_analyze::sell_slots(lengths, c, sigma);
-                let bytes = slots * (4 + dtype.size() as u64);
-                if bytes > opts.ell_max_bytes {
-                    let label = cfg.layout.map_or_else(|| "sell".into(), |l| l.to_string());
-                    skipped.push(Skipped {
-                        kernel: "sell".into(),
-                        reason: format!(
-                            "{label} would store {slots} slots ({:.1}x the {nnz} entries, {bytes} bytes)",
-                            slots as f64 / nnz.max(1) as f64
-                        ),
-                    });
+                if let Some(s) = oversized("sell", &label, slots) {
+                    skipped.push(s);
                     continue;
                 }
                 let s = sparsetool_convert::csr_to_sell(a, c, sigma)
