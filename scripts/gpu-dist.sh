@@ -12,11 +12,12 @@
 # 3. a summary table, printed last; raw JSON and logs under $OUT.
 # The whole run keeps to BUDGET seconds (default 420); a step that no longer
 # fits is skipped and says so.
-# Optional last step (OFF by default): a matrix with more than 2^31 entries
-# needs 64-bit offsets in the single-GPU kernels (the 1-GPU baseline); turn it
-# on with BIG=1 once those are merged.
+# Optional last step (BIG=1, off by default: about 4 minutes): a 2D Laplacian of
+# 2,199,878,976 entries (f32, more than 2^31), on 2 GPUs beside its one-GPU
+# baseline with 64-bit offsets (one baseline layout: --baselines 1).
 # Knobs: REPS (default 20), SCALE (multiplies matrix sizes, default 1), BUDGET,
-# DTYPES (default "f64"), SKIP_TESTS=1, BIG=1, WORK (default /tmp/sparsetool-dist).
+# DTYPES (default "f64"), SKIP_TESTS=1, SKIP_SCALING=1 (steps 2 and 3), BIG=1,
+# WORK (default /tmp/sparsetool-dist).
 set -uo pipefail
 ST=${1:?usage: gpu-dist.sh SPARSETOOL_BIN DIST_TEST_BIN}
 DT=${2:?usage: gpu-dist.sh SPARSETOOL_BIN DIST_TEST_BIN}
@@ -80,10 +81,10 @@ run_tests() {
     local log="$OUT/dist-tests.log"
     echo "== multi-GPU tests (SPARSETOOL_REQUIRE_GPUS=2)"
     SPARSETOOL_REQUIRE_GPUS=2 timeout "$(cap 300)" "$DT" --test-threads=1 --nocapture > "$log" 2>&1 \
-        && { summary+=("multi-GPU tests: $(grep -E '^test result' "$log" | tail -1)"); return; }
+        && { summary+=("multi-GPU tests: $(grep -aE '^test result' "$log" | tail -1)"); return; }
     status=1
     summary+=("multi-GPU tests: FAILED (see dist-tests.log)")
-    grep -E 'panicked|^test .* FAILED|SKIPPED' "$log" | head -30
+    grep -aE 'panicked|^test .* FAILED|SKIPPED' "$log" | head -30
 }
 [ "${SKIP_TESTS:-0}" = 1 ] || run_tests
 
@@ -113,7 +114,7 @@ bench() {
         return
     fi
     echo "== bench $name $dt --gpus $g --parts $p $*"
-    if timeout "$(cap 200)" "$ST" bench "$f" --gpus "$g" --parts "$p" --dtype "$dt" --reps "$REPS" --json "$@" \
+    if timeout "$(cap "${BENCH_CAP:-200}")" "$ST" bench "$f" --gpus "$g" --parts "$p" --dtype "$dt" --reps "$REPS" --json "$@" \
         > "$j" 2> "$OUT/dist-$name-$dt-p$p.err"; then
         summary+=("bench $name $dt $p parts: ok")
     else
@@ -125,34 +126,40 @@ bench() {
 rows() { python3 -c "print(int($1 * $SCALE))"; }
 
 # 1. 2D Laplacian: a 9000 x 9000 grid, 81M rows, 404,964,000 entries.
-if f=$(gen laplace2d "$(rows 81000000)" 5); then
+if [ "${SKIP_SCALING:-0}" = 1 ]; then
+    summary+=("scaling runs: skipped (SKIP_SCALING=1)")
+elif f=$(gen laplace2d "$(rows 81000000)" 5); then
     for dt in $DTYPES; do bench laplace2d "$f" "$dt" 2 2; done
 else
     summary+=("gen laplace2d: FAILED (see gen.log)"); status=1
 fi
 # 2. Uncapped power-law: 12.5M rows x 16 mean entries = 200M entries (no --max-row-len).
-if f=$(gen powerlaw "$(rows 12500000)" 16 --alpha 2.0); then
+if [ "${SKIP_SCALING:-0}" = 1 ]; then
+    :
+elif f=$(gen powerlaw "$(rows 12500000)" 16 --alpha 2.0); then
     for dt in $DTYPES; do bench powerlaw "$f" "$dt" 2 2; done
 else
     summary+=("gen powerlaw: FAILED (see gen.log)"); status=1
 fi
 # 3. 4 and 8 parts on 2 GPUs (issue 22), beside equal-rows partitions.
-if f=$(gen laplace2d "$(rows 16000000)" 5); then
-    for p in 4 8; do bench laplace2d-16M "$f" f64 2 "$p" --equal-rows; done
+if [ "${SKIP_SCALING:-0}" != 1 ]; then
+    if f=$(gen laplace2d "$(rows 16000000)" 5); then
+        for p in 4 8; do bench laplace2d-16M "$f" f64 2 "$p" --equal-rows; done
+    fi
+    if f=$(gen powerlaw "$(rows 4000000)" 16 --alpha 2.0); then
+        for p in 4 8; do bench powerlaw-64M "$f" f64 2 "$p" --equal-rows; done
+    fi
 fi
-if f=$(gen powerlaw "$(rows 4000000)" 16 --alpha 2.0); then
-    for p in 4 8; do bench powerlaw-64M "$f" f64 2 "$p" --equal-rows; done
-fi
-# 4. Optional (BIG=1): > 2^31 entries; needs 64-bit offsets in the 1-GPU kernels.
+# 4. Optional (BIG=1): > 2^31 entries, 64-bit offsets in the one-GPU baseline.
 if [ "${BIG:-0}" = 1 ]; then
-    # 440M rows x 5 = 2.2G entries
-    if f=$(gen laplace2d 440000000 5); then
-        bench laplace2d-2G "$f" f32 2 2
+    # 440M rows x 5 = 2.2G entries, written as f32 (a 30 GB .spb)
+    if f=$(gen laplace2d 440000000 5 --dtype f32); then
+        BENCH_CAP=400 bench laplace2d-2G "$f" f32 2 2 --baselines 1
     else
         summary+=("gen laplace2d-2G: FAILED (see gen.log)"); status=1
     fi
 else
-    summary+=("> 2^31 entries: not run (BIG=1 after 64-bit offsets land)")
+    summary+=("> 2^31 entries: not run (BIG=1)")
 fi
 
 printf '\n================ summary (%s s used of %s)\n' "$(($(date +%s) - START))" "$BUDGET"
@@ -171,7 +178,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "dist-*.json"))):
     eq = r.get("equal_rows_ms")
     print(f"{name:28s} {r['nnz']:11d} {r['parts']:5d} {str(r['best_single_layout']):>16s} {r['best_single_ms']:9.4f} "
           f"{r['dist_ms']:9.4f} {r['speedup']:7.2f} {100 * r['parallel_efficiency']:4.0f}% "
-          f"{100 * r['exchange_share']:5.1f}% {r['nccl_bytes']:11d} {eq if eq is None else f'{eq:.4f}':>10} "
+          f"{100 * r['exchange_share']:5.1f}% {r['nccl_bytes']:11d} {'-' if eq is None else f'{eq:.4f}':>10} "
           f"{r['rel_error']:8.1e}{'' if r['ok'] else ' BAD'}")
 print("targets: laplace2d (>= 400M entries) 2-GPU speedup >= 1.85; powerlaw (uncapped, >= 200M) >= 1.5")
 PY

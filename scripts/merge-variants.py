@@ -1,20 +1,26 @@
 """Variant sweep of the merge-path CSR kernel (gpu/kernels/csr_merge.cu), on the GPU machine.
 
 Compiles the kernel with CuPy for every combination of items per lane (MP_ITEMS_<t>), resident blocks
-(MP_BLOCKS_<t>, the register cap) and waves of warps (the host's chunk rule), times each on every matrix
+(MP_BLOCKS_<t>, the register cap), product loading (MP_SPEC_<t>: 0 after a tile's rows are searched, 1 before,
+2 while the tile before is walked) and waves of warps (the host's chunk rule), times each on every matrix
 given (SciPy .npz CSR, e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split
 kernel (csr_balanced.cu) and CuPy's cuSPARSE product, and prints time, registers, spills and error:
 
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
+Each axis can be narrowed by a comma-separated environment variable: ITEMS (4,8,16), BLOCKS (4,6,8),
+SPECS (0,1,2), WAVES (1,2,4).
+
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
-import sys, itertools, numpy as np, cupy as cp, scipy.sparse as sp
+import os, sys, itertools, numpy as np, cupy as cp, scipy.sparse as sp
 common = open('gpu/kernels/common.cuh').read()
 new_src = common + open('gpu/kernels/csr_merge.cu').read()
 old_src = common + open('gpu/kernels/csr_balanced.cu').read()
 SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
+axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
+ITEMS, BLOCKS, SPECS, WAVES = axis('ITEMS', '4,8,16'), axis('BLOCKS', '4,6,8'), axis('SPECS', '0,1,2'), axis('WAVES', '1,2,4')
 
 def timeit(fn, y):
     for _ in range(3):
@@ -55,18 +61,18 @@ for path in sys.argv[1:]:
         fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
         ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
         rows.append((name, 'csr-balanced', ms, f.num_regs, f.local_size_bytes, err))
-        for items, minb, waves in itertools.product([4, 8, 16], [4, 6, 8], [1, 2, 4]):
-            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_BLOCKS_{t}={minb}')
+        for items, minb, spec, waves in itertools.product(ITEMS, BLOCKS, SPECS, WAVES):
+            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_BLOCKS_{t}={minb}', f'-DMP_SPEC_{t}={spec}')
             try:
                 f = mod(new_src, opts).get_function('spmv_csr_merge_' + t)
             except Exception as e:
-                rows.append((name, f'i{items} b{minb}: {e}'[:80], 0, 0, 0, 0)); continue
+                rows.append((name, f'i{items} b{minb} s{spec}: {e}'[:400], 0, 0, 0, 0)); continue
             items_total = n + nnz
             tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
             warps = -(-items_total // chunk)
             fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
             ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
-            rows.append((name, f'csr-merge i{items} b{minb} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
+            rows.append((name, f'csr-merge i{items} b{minb} s{spec} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
         for r in rows:
             if r[0] == name:
                 print(f'{r[0]:28s} {r[1]:24s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)

@@ -30,8 +30,10 @@
 // mirrored by plan::merge_items). Chosen on the H100 among 4/8/16 items and
 // 4/6/8 blocks on power-law (alpha 1.6, 2.1, 2.4) and 2D Laplacian matrices
 // (BENCHMARKS.md, issue 17): f32 16 items at 4 blocks (64 registers: half
-// the occupancy, but 16 loads in flight per lane); f64 8 items at 6 blocks
-// (40 registers; 16 items take 6 KB of shared memory per warp); complex128
+// the occupancy, but 16 loads in flight per lane); f64 8 items at 4 blocks
+// with the products loaded before the search (MP_SPEC_f64 below, 64
+// registers; chosen 2026-11-24 over 6 blocks without it; 16 items take 6 KB
+// of shared memory per warp); complex128
 // 4 items. Each tile takes 32 * ITEMS * (value + offset) bytes of shared
 // memory per warp: at most 48 KB for a block of 8 warps. Each can be set with
 // -D (scripts/merge-variants.py does).
@@ -51,13 +53,30 @@
 #define MP_BLOCKS_f32 4
 #endif
 #ifndef MP_BLOCKS_f64
-#define MP_BLOCKS_f64 6
+#define MP_BLOCKS_f64 4
 #endif
 #ifndef MP_BLOCKS_c64
 #define MP_BLOCKS_c64 6
 #endif
 #ifndef MP_BLOCKS_c128
 #define MP_BLOCKS_c128 6
+#endif
+// When a tile's products are loaded (load_products), per value type: 0 after
+// its rows are searched, 1 before (f64: 8 % faster on a 2D Laplacian, 3-7 %
+// on uncapped power laws, 3 % slower on a capped one), 2 while the tile
+// before it is walked (slower everywhere: the registers spill). f32 keeps 0:
+// at 16 items the prefetched products spill.
+#ifndef MP_SPEC_f32
+#define MP_SPEC_f32 0
+#endif
+#ifndef MP_SPEC_f64
+#define MP_SPEC_f64 1
+#endif
+#ifndef MP_SPEC_c64
+#define MP_SPEC_c64 0
+#endif
+#ifndef MP_SPEC_c128
+#define MP_SPEC_c128 0
 #endif
 // Warps per block (plan::BLOCK / 32).
 #define MP_WARPS 8
@@ -103,7 +122,25 @@ __device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, ofs
     return lo;
 }
 
+// The products vals[k] * x[col[k]] of the TILE entries from `base` on
+// (`left` entries remain; past them 0), ITEMS independent loads per lane.
+// SPEC 1 loads a tile's products before its rows are searched, 2 while the
+// tile before it is walked: a tile takes at most TILE entries from its first
+// on, so those are loaded before it is known how many it takes (one
+// dependent global round trip less per tile); the entries it leaves to the
+// next tile are loaded again there, mostly from cache.
 template <typename T, int ITEMS>
+__device__ __forceinline__ void load_products(T (&p)[ITEMS], ofs_t base, ofs_t left, int lane,
+                                              const int* __restrict__ col_idx,
+                                              const T* __restrict__ vals, const T* __restrict__ x) {
+#pragma unroll
+    for (int m = 0; m < ITEMS; ++m) {
+        const int j = lane + 32 * m;
+        p[m] = (ofs_t)j < left ? ldcs(vals + base + j) * ld(x + ldcs(col_idx + base + j)) : T(0);
+    }
+}
+
+template <typename T, int ITEMS, int SPEC>
 __device__ void csr_merge(int nrows, i64 nnz, int chunk,
                              const ofs_t* __restrict__ row_ptr,
                              const int* __restrict__ col_idx,
@@ -129,11 +166,19 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk,
     const bool first_cut = xr < nrows && ye > ld(row_ptr + xr);
     int window = -1;  // first row whose end is in s_end
     T carry = T(0);   // sum so far of row xr (lane 0 adds it)
+    // SPEC > 0: the products of the next TILE entries (see load_products)
+    T prod[ITEMS];
+    if constexpr (SPEC == 2) {
+        load_products<T, ITEMS>(prod, ye, (ofs_t)(nnz - ye), lane, col_idx, vals, x);
+    }
 
     for (i64 d = d_begin; d < d_end; d += TILE) {
         const int tl = (int)min((i64)TILE, d_end - d);
         const int rows_left = nrows - xr;
         const ofs_t entries_left = (ofs_t)(nnz - ye);
+        if constexpr (SPEC == 1) {
+            load_products<T, ITEMS>(prod, ye, entries_left, lane, col_idx, vals, x);
+        }
         if (xr != window) {
 #pragma unroll
             for (int m = 0; m < ITEMS; ++m) {
@@ -149,11 +194,20 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk,
 #pragma unroll
         for (int m = 0; m < ITEMS; ++m) {
             const int j = lane + 32 * m;
-            if (j < tile_entries) {
+            if constexpr (SPEC > 0) {
+                s_prod[j] = prod[m];
+            } else if (j < tile_entries) {
                 s_prod[j] = ldcs(vals + ye + j) * ld(x + ldcs(col_idx + ye + j));
             }
         }
         __syncwarp();
+        if constexpr (SPEC == 2) {
+            // the next tile's products load while this one is walked
+            if (d + TILE < d_end) {
+                load_products<T, ITEMS>(prod, ye + tile_entries, entries_left - tile_entries,
+                                        lane, col_idx, vals, x);
+            }
+        }
 
         const int d0 = min(lane * ITEMS, tl);
         const int d1 = min(d0 + ITEMS, tl);
@@ -209,6 +263,6 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk,
     extern "C" __global__ void __launch_bounds__(256, MP_BLOCKS_##t) spmv_csr_merge_##t(  \
         int nrows, i64 nnz, int chunk, const ofs_t* row_ptr, const int* col_idx, const T* vals, \
         const T* x, T* y) {                                                                \
-        csr_merge<T, MP_ITEMS_##t>(nrows, nnz, chunk, row_ptr, col_idx, vals, x, y);       \
+        csr_merge<T, MP_ITEMS_##t, MP_SPEC_##t>(nrows, nnz, chunk, row_ptr, col_idx, vals, x, y);       \
     }
 SPMV_TYPES(CSR_MERGE)

@@ -72,6 +72,8 @@ pub struct DistPartReport {
     pub layout: Layout,
     /// Its kernel.
     pub kernel: String,
+    /// Offset width of the local block: 32, or 64 where its entries need it.
+    pub offset_bits: u32,
     /// Predicted µs (local + ghost).
     pub predicted_us: f64,
 }
@@ -83,8 +85,20 @@ pub struct SingleGpuResult {
     pub layout: Layout,
     /// Its kernel.
     pub kernel: String,
+    /// Offset width: 32, or 64 where the whole matrix needs it (2^31
+    /// entries or more).
+    pub offset_bits: u32,
     /// Median ms per SpMV.
     pub ms: f64,
+}
+
+/// What the text report adds after a kernel with 64-bit offsets.
+fn wide_note(offset_bits: u32) -> &'static str {
+    if offset_bits == 64 {
+        " (64-bit offsets)"
+    } else {
+        ""
+    }
 }
 
 /// `sparsetool bench --gpus N --json` (documented in `docs/cli.md`).
@@ -228,21 +242,25 @@ pub fn bench_distributed<T: Scalar, I: Index>(
         .map(|d| m.device_name(d).to_string())
         .collect();
     let layouts = m.part_layouts();
+    let bits = m.part_offset_bits();
     let part_info = m
         .partition()
         .parts
         .iter()
-        .zip(&layouts)
-        .map(|(p, &(device, layout, kernel))| DistPartReport {
-            part: p.part,
-            device,
-            rows: p.rows,
-            nnz: p.nnz,
-            ghost_cols: p.ghost_cols,
-            layout,
-            kernel: kernel.to_string(),
-            predicted_us: p.predicted_us,
-        })
+        .zip(layouts.iter().zip(&bits))
+        .map(
+            |(p, (&(device, layout, kernel), &offset_bits))| DistPartReport {
+                part: p.part,
+                device,
+                rows: p.rows,
+                nnz: p.nnz,
+                ghost_cols: p.ghost_cols,
+                layout,
+                kernel: kernel.to_string(),
+                offset_bits,
+                predicted_us: p.predicted_us,
+            },
+        )
         .collect();
     let nccl_bytes = m.nccl_bytes();
     let exchange_bytes = m.partition().exchange_bytes;
@@ -302,11 +320,17 @@ pub fn bench_distributed<T: Scalar, I: Index>(
             Ok(mut s) => {
                 s.set_x(&x)?;
                 let kernel = s.part_layouts()[0].2.to_string();
+                let offset_bits = s.part_offset_bits()[0];
                 let (ms, _) = time(reps, warm, || {
                     s.spmv()?;
                     s.synchronize()
                 })?;
-                single_gpu.push(SingleGpuResult { layout, kernel, ms });
+                single_gpu.push(SingleGpuResult {
+                    layout,
+                    kernel,
+                    offset_bits,
+                    ms,
+                });
             }
             Err(e) => reasons.push(format!("{layout}: {e}")),
         }
@@ -381,14 +405,16 @@ impl DistBenchReport {
             s.push_str(&format!(
                 "{part:>4} {device:>6} {rows:>12} {nnz:>12} {ghost_cols:>10} "
             ));
-            s.push_str(&format!("{t:>14.1}  {layout:<14} {kernel}\n"));
+            let wide = wide_note(p.offset_bits);
+            s.push_str(&format!("{t:>14.1}  {layout:<14} {kernel}{wide}\n"));
         }
         for r in &self.single_gpu {
             s.push_str(&format!(
-                "1 GPU  {:<14} {:<14} {:>10.4} ms\n",
+                "1 GPU  {:<14} {:<14} {:>10.4} ms{}\n",
                 r.layout.to_string(),
                 r.kernel,
-                r.ms
+                r.ms,
+                wide_note(r.offset_bits)
             ));
         }
         s.push_str(&format!(
@@ -412,5 +438,77 @@ impl DistBenchReport {
             if self.ok { "ok" } else { "FAILED" }
         ));
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report of the 2,199,878,976-entry Laplacian on two H200s
+    /// (2026-11-24): the one-GPU baseline needs 64-bit offsets, the halves
+    /// do not, and the text and JSON say so.
+    #[test]
+    fn report_names_the_offset_width_of_parts_and_baseline() {
+        let part = |p: usize| DistPartReport {
+            part: p,
+            device: p,
+            rows: 219_996_288,
+            nnz: 1_099_939_488,
+            ghost_cols: 20_976,
+            layout: Layout::Hyb { width: 5 },
+            kernel: "hyb".into(),
+            offset_bits: 32,
+            predicted_us: 5627.4,
+        };
+        let sell = Layout::Sell {
+            slice: 32,
+            sigma: 1,
+        };
+        let r = DistBenchReport {
+            devices: vec!["NVIDIA H200".into(); 2],
+            dtype: "f32".into(),
+            nrows: 439_992_576,
+            ncols: 439_992_576,
+            nnz: 2_199_878_976,
+            parts: 2,
+            reps: 5,
+            part_info: vec![part(0), part(1)],
+            dist_ms: 2.71631,
+            dist_min_ms: 2.714641,
+            exchange_ms: 0.058148,
+            compute_ms: 2.638507,
+            exchange_share: 0.0214,
+            nccl_bytes: 167_808,
+            exchange_bytes: 167_808,
+            single_gpu: vec![SingleGpuResult {
+                layout: sell,
+                kernel: "sell".into(),
+                offset_bits: 64,
+                ms: 6.99739,
+            }],
+            best_single_ms: 6.99739,
+            best_single_layout: Some(sell),
+            speedup: 2.576,
+            parallel_efficiency: 1.288,
+            equal_rows_ms: None,
+            rel_error: 4.57e-8,
+            tolerance: 1e-4,
+            ok: true,
+        };
+        let text = r.render();
+        assert!(
+            text.contains("1 GPU  sell-32-1      sell               6.9974 ms (64-bit offsets)\n"),
+            "{text}"
+        );
+        let hyb_lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.ends_with("hyb-5          hyb"))
+            .collect();
+        assert_eq!(hyb_lines.len(), 2, "{text}");
+        assert!(!text.lines().any(|l| l.contains("hyb (64-bit")), "{text}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["single_gpu"][0]["offset_bits"], 64);
+        assert_eq!(json["part_info"][1]["offset_bits"], 32);
     }
 }

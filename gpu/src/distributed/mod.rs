@@ -345,6 +345,16 @@ impl DistributedMatrix {
             .collect()
     }
 
+    /// The offset width (32 or 64 bits) of each part's local block, in part
+    /// order: 64 only where a part's entries (or padded slots) need it.
+    #[must_use]
+    pub fn part_offset_bits(&self) -> Vec<u32> {
+        self.parts
+            .iter()
+            .map(|p| if p.local.wide() { 64 } else { 32 })
+            .collect()
+    }
+
     /// Bytes that cross between devices per SpMV (through NCCL); transfers
     /// between parts on one device are device-local copies and not counted.
     #[must_use]
