@@ -1,15 +1,15 @@
 """Variant sweep of the merge-path CSR kernel (gpu/kernels/csr_merge.cu), on the GPU machine.
 
 Compiles the kernel with CuPy for every combination of items per lane (MP_ITEMS_<t>), resident blocks
-(MP_BLOCKS_<t>, the register cap), product loading (MP_SPEC_<t>: 0 after a tile's rows are searched, 1 before,
-2 while the tile before is walked) and waves of warps (the host's chunk rule), times each on every matrix
-given (SciPy .npz CSR, e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split
-kernel (csr_balanced.cu) and CuPy's cuSPARSE product, and prints time, registers, spills and error:
+(MP_BLOCKS_<t>, the register cap), product loading (MP_SPEC_<t>: 0 after a tile's rows are searched,
+1 before) and waves of warps (the host's chunk rule), times each on every matrix given (SciPy .npz CSR,
+e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split kernel (csr_balanced.cu)
+and CuPy's cuSPARSE product, and prints time, registers, spills and error:
 
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
 Each axis can be narrowed by a comma-separated environment variable: ITEMS (4,8,16), BLOCKS (4,6,8),
-SPECS (0,1,2), WAVES (1,2,4).
+SPECS (0,1), WAVES (1,2,4).
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
@@ -20,7 +20,7 @@ old_src = common + open('gpu/kernels/csr_balanced.cu').read()
 SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
-ITEMS, BLOCKS, SPECS, WAVES = axis('ITEMS', '4,8,16'), axis('BLOCKS', '4,6,8'), axis('SPECS', '0,1,2'), axis('WAVES', '1,2,4')
+ITEMS, BLOCKS, SPECS, WAVES = axis('ITEMS', '4,8,16'), axis('BLOCKS', '4,6,8'), axis('SPECS', '0,1'), axis('WAVES', '1,2,4')
 
 def timeit(fn, y):
     for _ in range(3):

@@ -63,9 +63,9 @@
 #endif
 // When a tile's products are loaded (load_products), per value type: 0 after
 // its rows are searched, 1 before (f64: 8 % faster on a 2D Laplacian, 3-7 %
-// on uncapped power laws, 3 % slower on a capped one), 2 while the tile
-// before it is walked (slower everywhere: the registers spill). f32 keeps 0:
-// at 16 items the prefetched products spill.
+// on uncapped power laws, 3 % slower on a capped one). f32 keeps 0: at 16
+// items the early products spill. (Loading them while the tile before is
+// walked was slower everywhere, its registers spilling: BENCHMARKS.md.)
 #ifndef MP_SPEC_f32
 #define MP_SPEC_f32 0
 #endif
@@ -124,11 +124,11 @@ __device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, ofs
 
 // The products vals[k] * x[col[k]] of the TILE entries from `base` on
 // (`left` entries remain; past them 0), ITEMS independent loads per lane.
-// SPEC 1 loads a tile's products before its rows are searched, 2 while the
-// tile before it is walked: a tile takes at most TILE entries from its first
-// on, so those are loaded before it is known how many it takes (one
-// dependent global round trip less per tile); the entries it leaves to the
-// next tile are loaded again there, mostly from cache.
+// SPEC 1 loads a tile's products before its rows are searched: a tile takes
+// at most TILE entries from its first on, so those are loaded before it is
+// known how many it takes (one dependent global round trip less per tile);
+// the entries it leaves to the next tile are loaded again there, mostly from
+// cache.
 template <typename T, int ITEMS>
 __device__ __forceinline__ void load_products(T (&p)[ITEMS], ofs_t base, ofs_t left, int lane,
                                               const int* __restrict__ col_idx,
@@ -166,16 +166,12 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk,
     const bool first_cut = xr < nrows && ye > ld(row_ptr + xr);
     int window = -1;  // first row whose end is in s_end
     T carry = T(0);   // sum so far of row xr (lane 0 adds it)
-    // SPEC > 0: the products of the next TILE entries (see load_products)
-    T prod[ITEMS];
-    if constexpr (SPEC == 2) {
-        load_products<T, ITEMS>(prod, ye, (ofs_t)(nnz - ye), lane, col_idx, vals, x);
-    }
 
     for (i64 d = d_begin; d < d_end; d += TILE) {
         const int tl = (int)min((i64)TILE, d_end - d);
         const int rows_left = nrows - xr;
         const ofs_t entries_left = (ofs_t)(nnz - ye);
+        T prod[ITEMS];  // SPEC 1: the products of the next TILE entries
         if constexpr (SPEC == 1) {
             load_products<T, ITEMS>(prod, ye, entries_left, lane, col_idx, vals, x);
         }
@@ -194,20 +190,13 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk,
 #pragma unroll
         for (int m = 0; m < ITEMS; ++m) {
             const int j = lane + 32 * m;
-            if constexpr (SPEC > 0) {
+            if constexpr (SPEC == 1) {
                 s_prod[j] = prod[m];
             } else if (j < tile_entries) {
                 s_prod[j] = ldcs(vals + ye + j) * ld(x + ldcs(col_idx + ye + j));
             }
         }
         __syncwarp();
-        if constexpr (SPEC == 2) {
-            // the next tile's products load while this one is walked
-            if (d + TILE < d_end) {
-                load_products<T, ITEMS>(prod, ye + tile_entries, entries_left - tile_entries,
-                                        lane, col_idx, vals, x);
-            }
-        }
 
         const int d0 = min(lane * ITEMS, tl);
         const int d1 = min(d0 + ITEMS, tl);
