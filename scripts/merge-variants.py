@@ -1,15 +1,17 @@
 """Variant sweep of the merge-path CSR kernel (gpu/kernels/csr_merge.cu), on the GPU machine.
 
-Compiles the kernel with CuPy for every combination of items per lane (MP_ITEMS_<t>), resident blocks
-(MP_BLOCKS_<t>, the register cap), product loading (MP_SPEC_<t>: 0 after a tile's rows are searched,
-1 before) and waves of warps (the host's chunk rule), times each on every matrix given (SciPy .npz CSR,
-e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split kernel (csr_balanced.cu)
-and CuPy's cuSPARSE product, and prints time, registers, spills and error:
+Compiles the kernel with CuPy for every combination of items per lane (MP_ITEMS_<t>), rows of the
+window in units of 32 (MP_WIN_<t>, at most the items), resident blocks (MP_BLOCKS_<t>, the register
+cap) and waves of warps (the host's chunk rule), times each (its partition built once, as the host
+does; the product and the carry fix-up timed, y not zeroed) on every matrix given (SciPy .npz CSR,
+e.g. from `sparsetool gen ... -o m.npz`) in f32 and f64 beside the entry-split kernel
+(csr_balanced.cu, y zeroed inside the timing as it needs) and CuPy's cuSPARSE product, and prints
+time, registers, spills and error:
 
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
-Each axis can be narrowed by a comma-separated environment variable: ITEMS (4,8,16), BLOCKS (4,6,8),
-SPECS (0,1), WAVES (1,2,4).
+Each axis can be narrowed by a comma-separated environment variable: ITEMS (4,8,16), WINS (2,4,8,16),
+BLOCKS (4,6,8), WAVES (4,8,16).
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
@@ -20,15 +22,20 @@ old_src = common + open('gpu/kernels/csr_balanced.cu').read()
 SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
-ITEMS, BLOCKS, SPECS, WAVES = axis('ITEMS', '4,8,16'), axis('BLOCKS', '4,6,8'), axis('SPECS', '0,1'), axis('WAVES', '1,2,4')
+ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '4,8,16'), axis('WINS', '2,4,8,16'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
 
-def timeit(fn, y):
+def timeit(fn, y, zero=True):
     for _ in range(3):
         y.fill(0); fn()
     ts = []
     for _ in range(REPS):
         a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); y.fill(0); fn(); b.record(); b.synchronize()
+        if not zero:
+            y.fill(1.0)  # outside the timing: the kernel must overwrite y
+        a.record()
+        if zero:
+            y.fill(0)
+        fn(); b.record(); b.synchronize()
         ts.append(cp.cuda.get_elapsed_time(a, b))
     return float(np.median(ts))
 
@@ -61,18 +68,27 @@ for path in sys.argv[1:]:
         fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
         ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
         rows.append((name, 'csr-balanced', ms, f.num_regs, f.local_size_bytes, err))
-        for items, minb, spec, waves in itertools.product(ITEMS, BLOCKS, SPECS, WAVES):
-            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_BLOCKS_{t}={minb}', f'-DMP_SPEC_{t}={spec}')
+        for items, win, minb, waves in itertools.product(ITEMS, WINS, BLOCKS, WAVES):
+            if win > items:
+                continue
+            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_WIN_{t}={win}', f'-DMP_BLOCKS_{t}={minb}')
             try:
-                f = mod(new_src, opts).get_function('spmv_csr_merge_' + t)
+                m = mod(new_src, opts)
+                f = m.get_function('spmv_csr_merge_' + t)
             except Exception as e:
-                rows.append((name, f'i{items} b{minb} s{spec}: {e}'[:400], 0, 0, 0, 0)); continue
+                rows.append((name, f'i{items} r{win} b{minb}: {e}'[:400], 0, 0, 0, 0)); continue
             items_total = n + nnz
             tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
             warps = -(-items_total // chunk)
-            fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
-            ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
-            rows.append((name, f'csr-merge i{items} b{minb} s{spec} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
+            starts = cp.zeros(max(warps, 1), cp.int32)
+            crow = cp.zeros(max(warps, 1), cp.int32); cval = cp.zeros(max(warps, 1), dt)
+            m.get_function('merge_partition')(((warps + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), np.int64(warps), indptr, starts))
+            fixup = m.get_function('merge_fixup_' + t)
+            def fn():
+                f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), starts, crow, cval, indptr, indices, data, x, y))
+                fixup(((warps + 255) // 256,), (256,), (np.int64(warps), crow, cval, y))
+            ms = timeit(fn, y, zero=False); y.fill(1.0); fn(); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
+            rows.append((name, f'csr-merge i{items} r{win} b{minb} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
         for r in rows:
             if r[0] == name:
-                print(f'{r[0]:28s} {r[1]:24s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)
+                print(f'{r[0]:28s} {r[1]:32s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)

@@ -144,6 +144,28 @@ pub(crate) struct DevCsr {
     pub bin_rows: DevIdx,
     /// `(lanes, start, count)` of each non-empty bin in `bin_rows`.
     pub bins: Vec<(u32, usize, usize)>,
+    /// The merge-path kernel's partition and carry slots for the last chunk
+    /// size it was prepared with ([`crate::launch`] builds it on first use:
+    /// once per matrix and chunk size, as cuSPARSE's CSR ALG2 preprocesses).
+    /// Products of one matrix run one after another on one stream, which
+    /// is what lets them share the carry slots.
+    pub merge: std::sync::Mutex<Option<MergePlan>>,
+}
+
+/// Where each warp of the merge-path CSR kernel starts, and the slots its
+/// open rows are left in (`csr_merge.cu`).
+#[derive(Debug)]
+pub(crate) struct MergePlan {
+    /// Items per warp.
+    pub chunk: u32,
+    /// Warps of the product.
+    pub warps: u64,
+    /// Rows completed before each warp's first item (`merge_partition`).
+    pub starts: CudaSlice<i32>,
+    /// The row each warp leaves open at its chunk's end, or -1.
+    pub carry_rows: CudaSlice<i32>,
+    /// That row's partial sum (one value per warp, raw bytes).
+    pub carry_vals: CudaSlice<u8>,
 }
 
 /// COO on the device, always sorted by row (unsorted input is sorted on upload).
@@ -300,6 +322,7 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
         vals: upload_vals(s, m.values())?,
         bin_rows: upload_i32(s, &bin_rows)?,
         bins,
+        merge: std::sync::Mutex::new(None),
     })
 }
 

@@ -359,6 +359,7 @@ mod tests {
                 "spmv_csr_scalar",
                 "spmv_csr_balanced",
                 "spmv_csr_merge",
+                "merge_fixup",
                 "spmv_ell",
             ] {
                 expected.push(format!("{base}_{t}"));
@@ -376,6 +377,7 @@ mod tests {
             expected.push(format!("gather_floor_{t}_x1"));
             expected.push(format!("dist_gather_{t}"));
         }
+        expected.push("merge_partition".to_string());
         for wide in [false, true] {
             let mut all = String::new();
             for id in KernelId::ALL {

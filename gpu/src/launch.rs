@@ -4,9 +4,10 @@
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use serde_json::{json, Map, Value};
 use sparsetool_formats::FormatKind;
+use std::sync::PoisonError;
 
 use crate::context::GpuContext;
-use crate::device_matrix::{DevVals, DeviceMatrix};
+use crate::device_matrix::{DevCsr, DevVals, DeviceMatrix, MergePlan};
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
@@ -131,11 +132,15 @@ pub(crate) struct Prepared<'m> {
     m: &'m DeviceMatrix,
     main: Option<(CudaFunction, LaunchDims)>,
     /// A second launch on the same stream that adds into y: HYB's COO
-    /// part, or the long-row tail of JDS and SELL.
+    /// part, the long-row tail of JDS and SELL, or the merge-path kernel's
+    /// carry fix-up.
     tail: Option<(CudaFunction, LaunchDims)>,
     /// Binned CSR: one launch per bin, `(function, dims, start, count)`.
     bins: Vec<(CudaFunction, LaunchDims, usize, usize)>,
     zero_y: bool,
+    /// The merge-path CSR kernel: its partition and carry slots are
+    /// arguments, and its tail is `merge_fixup_<t>`.
+    merge: bool,
     chunk: u32,
     /// Parameters for the report.
     pub params: Map<String, Value>,
@@ -165,6 +170,59 @@ pub(crate) fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
+fn no_merge_plan() -> GpuError {
+    GpuError::MissingKernel("the merge-path partition (prepare builds it)".into())
+}
+
+/// Builds `c`'s merge-path partition for `chunk` items per warp, and its
+/// carry slots for `value_bytes`-byte values, unless it holds them already:
+/// `merge_partition` on the context's stream (after the whole context, so
+/// after the upload on any stream), then a wait. Once per matrix and chunk
+/// size, outside any timed product.
+fn ensure_merge_plan(
+    ctx: &GpuContext,
+    c: &DevCsr,
+    chunk: u32,
+    warps: u64,
+    value_bytes: usize,
+    wide: bool,
+) -> Result<(), GpuError> {
+    let mut plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
+    let n = warps as usize;
+    if plan
+        .as_ref()
+        .is_some_and(|p| p.chunk == chunk && p.carry_vals.len() == n * value_bytes)
+    {
+        return Ok(());
+    }
+    let Some(dims) = threads(warps) else {
+        return Ok(());
+    };
+    let s = ctx.stream();
+    let mut starts = s.alloc_zeros::<i32>(n)?;
+    let carry_rows = s.alloc_zeros::<i32>(n)?;
+    let carry_vals = s.alloc_zeros::<u8>(n * value_bytes)?;
+    let func = ctx.function_width(KernelId::CsrMerge, "merge_partition", wide)?;
+    let (nrows, nnz) = (c.dims.nrows as i32, c.dims.nnz as i64);
+    let (chunk_arg, warps_arg) = (chunk as i32, warps as i64);
+    ctx.cuda().synchronize()?;
+    let mut b = s.launch_builder(&func);
+    b.arg(&nrows).arg(&nnz).arg(&chunk_arg).arg(&warps_arg);
+    b.arg(&c.row_ptr.buf).arg(&mut starts);
+    // SAFETY: argument list matches merge_partition; `starts` holds one
+    // slot per warp, row_ptr nrows + 1 offsets of the module's width.
+    unsafe { b.launch(cfg(dims)) }?;
+    s.synchronize()?;
+    *plan = Some(MergePlan {
+        chunk,
+        warps,
+        starts,
+        carry_rows,
+        carry_vals,
+    });
+    Ok(())
+}
+
 fn threads(n: u64) -> Option<LaunchDims> {
     plan::dims_for_threads(n, BLOCK)
 }
@@ -189,6 +247,7 @@ pub(crate) fn prepare<'m>(
         tail: None,
         bins: Vec::new(),
         zero_y: false,
+        merge: false,
         chunk: 0,
         params: Map::new(),
     };
@@ -248,13 +307,16 @@ pub(crate) fn prepare<'m>(
         (GpuKernel::CsrMerge(chunk), DeviceMatrix::Csr(c)) => {
             let items = c.dims.nrows + c.dims.nnz;
             let chunk = chunk
-                .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count()))
+                .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count(), dtype.size()))
                 .max(1);
             p.chunk = chunk;
-            p.zero_y = true;
+            p.merge = true;
             p.params.insert("chunk".into(), json!(chunk));
-            if let Some(d) = threads(plan::balanced_warps(items, chunk) * 32) {
+            let warps = plan::balanced_warps(items, chunk);
+            if let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) {
+                ensure_merge_plan(ctx, c, chunk, warps, dtype.size(), wide)?;
                 p.main = Some((f(KernelId::CsrMerge, "spmv_csr_merge", None)?, d));
+                p.tail = Some((f(KernelId::CsrMerge, "merge_fixup", None)?, fix));
             }
         }
         (GpuKernel::CsrBinned, DeviceMatrix::Csr(c)) => {
@@ -372,9 +434,18 @@ impl Prepared<'_> {
                 if self.chunk > 0 {
                     b.arg(&nnz).arg(&chunk);
                 }
+                let plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
+                if self.merge {
+                    let plan = plan.as_ref().ok_or_else(no_merge_plan)?;
+                    b.arg(&plan.starts)
+                        .arg(&plan.carry_rows)
+                        .arg(&plan.carry_vals);
+                }
                 b.arg(&c.row_ptr.buf).arg(&c.col_idx.buf).arg(&c.vals.buf);
                 b.arg(&x.buf).arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_csr_{scalar,vector,balanced,merge}_<t>.
+                // SAFETY: argument list matches spmv_csr_{scalar,vector,balanced,merge}_<t>;
+                // the merge plan was built for this chunk (prepare), one
+                // start and one carry slot per warp of main_cfg.
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
@@ -481,7 +552,17 @@ impl Prepared<'_> {
                 // name slices of this layout and chunks below their width.
                 unsafe { b.launch(cfg(dims)) }?;
             }
-            DeviceMatrix::Coo(_) | DeviceMatrix::Csr(_) | DeviceMatrix::Ell(_) => {}
+            DeviceMatrix::Csr(c) => {
+                let plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
+                let plan = plan.as_ref().ok_or_else(no_merge_plan)?;
+                let warps = plan.warps as i64;
+                b.arg(&warps).arg(&plan.carry_rows).arg(&plan.carry_vals);
+                b.arg(&mut y.buf);
+                // SAFETY: argument list matches merge_fixup_<t>; one carry
+                // slot per warp, each naming a row of y or -1.
+                unsafe { b.launch(cfg(dims)) }?;
+            }
+            DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => {}
         }
         Ok(())
     }

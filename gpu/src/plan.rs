@@ -183,18 +183,28 @@ pub fn merge_items(value_bytes: usize, complex: bool) -> usize {
     }
 }
 
-/// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
-/// merge-path CSR kernel: about four waves of a full device (`sm_count`
-/// multiprocessors, 64 resident warps each), rounded up to whole 256-item
-/// tiles. Each warp starts with a 32-way search over the rows (about
-/// log33(nrows) dependent loads), which a chunk of several tiles amortises;
-/// the waves even out chunks of unequal cost (an entry gathers `x`, a row
-/// end only stores). Four waves measured up to 2x faster than two in f64 on
-/// power-law matrices (BENCHMARKS.md, issue 17). Use [`balanced_warps`]
-/// with `items` for the warp count.
+/// Rows of the merge-path CSR kernel's window (`MP_WIN_<t>` in
+/// `csr_merge.cu`, in units of 32 rows) for `items` items per lane: half of
+/// them, rounded up. A tile ends by the end of the window's last row.
 #[must_use]
-pub fn merge_chunk(items: usize, sm_count: u32) -> u32 {
-    let target_warps = (sm_count.max(1) as usize) * 64 * 4;
+pub fn merge_window(items: usize) -> usize {
+    items.div_ceil(2).max(1)
+}
+
+/// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
+/// merge-path CSR kernel for `value_bytes`-byte values: about eight waves of
+/// a full device (`sm_count` multiprocessors, 64 resident warps each) for
+/// 4-byte values and sixteen for wider ones, rounded up to whole 256-item
+/// tiles. Each warp reads its start from the partition computed when the
+/// kernel is prepared, so a warp's fixed cost is one load and one carry
+/// slot; the waves even out chunks of unequal cost (an entry gathers `x`, a
+/// row end only stores). Chosen on the H100 among 4, 8 and 16 waves
+/// (BENCHMARKS.md, issue 17). Use [`balanced_warps`] with `items` for the
+/// warp count.
+#[must_use]
+pub fn merge_chunk(items: usize, sm_count: u32, value_bytes: usize) -> u32 {
+    let waves = if value_bytes <= 4 { 8 } else { 16 };
+    let target_warps = (sm_count.max(1) as usize) * 64 * waves;
     let per_warp = items.div_ceil(target_warps).max(1);
     (per_warp.div_ceil(256) * 256).min(1 << 30) as u32
 }
@@ -283,11 +293,17 @@ mod tests {
         assert_eq!(balanced_warps(0, 256), 0);
         assert_eq!(balanced_warps(257, 256), 2);
         assert_eq!(balanced_chunk(5, 0), 32);
-        assert_eq!(merge_chunk(0, 132), 256);
-        assert_eq!(merge_chunk(1000, 132), 256);
-        // 101M items (a 2D Laplacian of 16.8M rows): 2,983 per warp -> 3,072
-        assert_eq!(merge_chunk(100_794_410, 132), 3072);
-        assert_eq!(merge_chunk(5, 0), 256);
+        assert_eq!(merge_chunk(0, 132, 4), 256);
+        assert_eq!(merge_chunk(1000, 132, 8), 256);
+        // 101M items (a 2D Laplacian of 16.8M rows): f32 8 waves, 1,492 per
+        // warp -> 1,536; f64 16 waves, 746 per warp -> 768
+        assert_eq!(merge_chunk(100_794_410, 132, 4), 1536);
+        assert_eq!(merge_chunk(100_794_410, 132, 8), 768);
+        assert_eq!(merge_chunk(5, 0, 4), 256);
+        assert_eq!(
+            (merge_window(16), merge_window(8), merge_window(1)),
+            (8, 4, 1)
+        );
         assert_eq!((merge_items(4, false), merge_items(8, false)), (16, 8));
         assert_eq!((merge_items(8, true), merge_items(16, true)), (8, 4));
     }

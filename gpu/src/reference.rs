@@ -341,15 +341,20 @@ fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
     lo
 }
 
-/// Reference of `spmv_csr_merge_<t>` (merge-path CSR): the `nrows + nnz`
-/// items of the merge of row ends and entries cut into chunks of `chunk`
-/// items, one per warp; each chunk in tiles of `32 * items` items, `items`
-/// per lane ([`crate::plan::merge_items`]). A lane adds its entries and
-/// closes its rows; its first closed row takes the warp segmented scan of the
-/// lane before it, rows begun and closed in the lane are stored at once, the
-/// tile's open row is carried to the next tile, and a row cut by a chunk
-/// boundary is added piece by piece. `y` must be zero on entry (as the kernel
-/// requires).
+/// Reference of `spmv_csr_merge_<t>` (merge-path CSR) and its
+/// `merge_fixup_<t>`: the `nrows + nnz` items of the merge of row ends and
+/// entries cut into chunks of `chunk` items, one per warp, each starting
+/// where `merge_partition` puts it; each chunk in tiles of up to
+/// `32 * items` items, `items` per lane ([`crate::plan::merge_items`]), a
+/// tile ending by the end of the last row of its window of
+/// `32 * merge_window(items)` rows ([`crate::plan::merge_window`]). A tile
+/// inside one row only adds to the carried sum. Otherwise a lane adds its
+/// entries and closes its rows; its first closed row takes the warp
+/// segmented scan of the lane before it, rows begun and closed in the lane
+/// are stored at once, and the tile's open row is carried to the next tile.
+/// Every row is stored by the chunk holding its end (`y` needs no zeroing);
+/// the row open at a chunk's end is left in the chunk's carry slot, and the
+/// slots are added after every chunk, as the fix-up kernel does.
 pub fn spmv_csr_merge<T: Scalar, I: Index>(
     items: usize,
     chunk: usize,
@@ -362,19 +367,30 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
     let nrows = row_ptr.len().saturating_sub(1);
     let nnz = vals.len();
     let (items, chunk) = (items.max(1), chunk.max(1));
-    let tile = 32 * items;
+    let (tile, win) = (32 * items, 32 * crate::plan::merge_window(items));
     let rp = |r: usize| row_ptr[r].to_usize();
     let prod = |k: usize| vals[k].re() * x[col_idx[k].to_usize()].re();
     let total = nrows + nnz;
+    let mut carries = Vec::new();
     for d_begin in (0..total).step_by(chunk) {
         let d_end = (d_begin + chunk).min(total);
         let mut xr = merge_rows_before(row_ptr, d_begin);
         let mut ye = d_begin - xr;
-        let (first_row, first_cut) = (xr, xr < nrows && ye > rp(xr));
         let mut carry = 0.0;
-        for d in (d_begin..d_end).step_by(tile) {
-            let tl = tile.min(d_end - d);
+        let mut d = d_begin;
+        while d < d_end {
+            let mut tl = tile.min(d_end - d);
+            if nrows - xr > win {
+                tl = tl.min(rp(xr + win) - ye + win);
+            }
+            if xr < nrows && rp(xr + 1) - ye >= tl {
+                carry += (ye..ye + tl).map(prod).sum::<f64>();
+                ye += tl;
+                d += tl;
+                continue;
+            }
             let tile_rows = merge_rows_before(row_ptr, d + tl) - xr;
+            debug_assert!(tile_rows <= win);
             let mut keys = [0i64; 32];
             let mut acc = [0.0f64; 32];
             let mut firsts = [None; 32];
@@ -404,22 +420,21 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
             warp_segmented_scan(&keys, &mut acc);
             for lane in 0..32 {
                 if let Some((r, v)) = firsts[lane] {
-                    let v = v + if lane > 0 { acc[lane - 1] } else { 0.0 };
-                    if r == first_row && first_cut {
-                        y[r] += v;
-                    } else {
-                        y[r] = v;
-                    }
+                    y[r] = v + if lane > 0 { acc[lane - 1] } else { 0.0 };
                 }
             }
             carry = acc[31];
             xr += tile_rows;
-            ye = d + tl - xr;
-        }
-        if xr < nrows {
-            y[xr] += carry;
+            d += tl;
+            ye = d - xr;
         }
         debug_assert_eq!(xr + ye, d_end);
+        if xr < nrows {
+            carries.push((xr, carry));
+        }
+    }
+    for (r, v) in carries {
+        y[r] += v;
     }
 }
 
@@ -758,7 +773,8 @@ mod tests {
                 close(&yb, &y);
             }
             for (items, chunk) in [(16, 1), (8, 7), (8, 256), (16, 300), (4, 64), (1, 40)] {
-                let mut ym = vec![0.0; a.nrows()];
+                // garbage in y: the merge kernel stores every row
+                let mut ym = vec![f64::NAN; a.nrows()];
                 let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.values());
                 spmv_csr_merge(items, chunk, rp, ci, v, &x, &mut ym);
                 close(&ym, &y);

@@ -359,7 +359,9 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 y
             }
             (MatrixRef::Csr(m), GpuKernel::CsrMerge(c)) => {
-                let c = c.unwrap_or_else(|| plan::merge_chunk(m.nrows() + m.nnz(), 132));
+                let c = c.unwrap_or_else(|| {
+                    plan::merge_chunk(m.nrows() + m.nnz(), 132, std::mem::size_of::<T>())
+                });
                 let mut y = vec![0.0; m.nrows()];
                 let items = plan::merge_items(std::mem::size_of::<T>(), T::IS_COMPLEX);
                 let (rp, ci, v) = (m.row_ptr(), m.col_idx(), m.values());
@@ -883,7 +885,7 @@ fn transposed_every_format_cpu_twins() {
                 y
             }
             GpuKernel::CsrMerge(c) => {
-                let c = c.unwrap_or_else(|| plan::merge_chunk(t.nrows() + t.nnz(), 132));
+                let c = c.unwrap_or_else(|| plan::merge_chunk(t.nrows() + t.nnz(), 132, 8));
                 let mut y = vec![0.0; t.nrows()];
                 r::spmv_csr_merge(
                     plan::merge_items(8, false),
