@@ -32,20 +32,21 @@
 // carry slot (carry_rows / carry_vals), and merge_fixup adds the slots into
 // y after the product (a row spanning several chunks gets one per chunk).
 
-// Items per lane of a tile, rows of the window in units of 32 (WIN) and
-// resident blocks asked of the compiler (__launch_bounds__, hence the
-// register cap), per value type (mirrored by plan::merge_items and
-// plan::merge_window). Chosen on the H100 with scripts/merge-variants.py on
-// uncapped (alpha 1.6, 2.1, 2.4) and capped power laws (BENCHMARKS.md, issue
-// 17): f32 16 items, a window of 8 * 32 rows; f64 8 items, 4 * 32 rows; both
-// at 4 blocks (64 registers). Each tile takes 32 * ITEMS * (value + offset)
-// bytes of shared memory per warp: at most 48 KB for a block of 8 warps.
+// Items per lane of a tile, rows of the window in units of 32 (WIN: a third
+// of the items, rounded up) and resident blocks asked of the compiler
+// (__launch_bounds__, hence the register cap), per value type (mirrored by
+// plan::merge_items and plan::merge_window). Chosen on the H100 with
+// scripts/merge-variants.py among 8/12/16 items, windows of 2/4/8 and 4/5
+// blocks, on uncapped (alpha 1.6, 2.1, 2.4) and capped power laws
+// (BENCHMARKS.md, issue 17): f32 and f64 12 items, a window of 4 * 32 rows,
+// 4 blocks (64 registers). Each warp takes 32 * (ITEMS * value + WIN *
+// offset) bytes of shared memory: at most 48 KB for a block of 8 warps.
 // Each can be set with -D (scripts/merge-variants.py does).
 #ifndef MP_ITEMS_f32
-#define MP_ITEMS_f32 16
+#define MP_ITEMS_f32 12
 #endif
 #ifndef MP_ITEMS_f64
-#define MP_ITEMS_f64 8
+#define MP_ITEMS_f64 12
 #endif
 #ifndef MP_ITEMS_c64
 #define MP_ITEMS_c64 8
@@ -54,16 +55,16 @@
 #define MP_ITEMS_c128 4
 #endif
 #ifndef MP_WIN_f32
-#define MP_WIN_f32 ((MP_ITEMS_f32 + 1) / 2)
+#define MP_WIN_f32 ((MP_ITEMS_f32 + 2) / 3)
 #endif
 #ifndef MP_WIN_f64
-#define MP_WIN_f64 ((MP_ITEMS_f64 + 1) / 2)
+#define MP_WIN_f64 ((MP_ITEMS_f64 + 2) / 3)
 #endif
 #ifndef MP_WIN_c64
-#define MP_WIN_c64 ((MP_ITEMS_c64 + 1) / 2)
+#define MP_WIN_c64 ((MP_ITEMS_c64 + 2) / 3)
 #endif
 #ifndef MP_WIN_c128
-#define MP_WIN_c128 ((MP_ITEMS_c128 + 1) / 2)
+#define MP_WIN_c128 ((MP_ITEMS_c128 + 2) / 3)
 #endif
 #ifndef MP_BLOCKS_f32
 #define MP_BLOCKS_f32 4

@@ -13,7 +13,7 @@
 //! | `csr-scalar` | CSR | thread per row |
 //! | `csr-vector` | CSR | 2..32 lanes per row (from the mean row length), shuffles |
 //! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |
-//! | `csr-merge` | CSR | merge path: equal row ends + entries per warp, tiles staged in shared memory, atomics only at chunk edges |
+//! | `csr-merge` | CSR | merge path: equal row ends + entries per warp from a partition built once per matrix, tiles staged in shared memory (long-row tiles summed in registers), chunk-edge rows added by a fix-up kernel (no zeroing of `y`) |
 //! | `ell` | ELL | thread per row, slot-major (coalesced) |
 //! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream |
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |

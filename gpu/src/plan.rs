@@ -172,23 +172,23 @@ pub fn balanced_warps(nnz: usize, chunk: u32) -> u64 {
 
 /// Items (rows and entries) per lane and tile of the merge-path CSR kernel
 /// (`MP_ITEMS_<t>` in `csr_merge.cu`) for `value_bytes`-byte values of a
-/// complex type or not: 16 for f32, 8 for f64 and complex64, 4 for
+/// complex type or not: 12 for f32 and f64, 8 for complex64, 4 for
 /// complex128.
 #[must_use]
 pub fn merge_items(value_bytes: usize, complex: bool) -> usize {
     match (value_bytes, complex) {
-        (0..=4, false) => 16,
-        (0..=8, _) => 8,
+        (0..=8, false) => 12,
+        (0..=8, true) => 8,
         _ => 4,
     }
 }
 
 /// Rows of the merge-path CSR kernel's window (`MP_WIN_<t>` in
-/// `csr_merge.cu`, in units of 32 rows) for `items` items per lane: half of
-/// them, rounded up. A tile ends by the end of the window's last row.
+/// `csr_merge.cu`, in units of 32 rows) for `items` items per lane: a third
+/// of them, rounded up. A tile ends by the end of the window's last row.
 #[must_use]
 pub fn merge_window(items: usize) -> usize {
-    items.div_ceil(2).max(1)
+    items.div_ceil(3).max(1)
 }
 
 /// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
@@ -301,10 +301,10 @@ mod tests {
         assert_eq!(merge_chunk(100_794_410, 132, 8), 768);
         assert_eq!(merge_chunk(5, 0, 4), 256);
         assert_eq!(
-            (merge_window(16), merge_window(8), merge_window(1)),
-            (8, 4, 1)
+            (merge_window(12), merge_window(8), merge_window(1)),
+            (4, 3, 1)
         );
-        assert_eq!((merge_items(4, false), merge_items(8, false)), (16, 8));
+        assert_eq!((merge_items(4, false), merge_items(8, false)), (12, 12));
         assert_eq!((merge_items(8, true), merge_items(16, true)), (8, 4));
     }
 
