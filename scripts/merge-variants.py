@@ -10,19 +10,20 @@ time, registers, spills and error:
 
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
-Each axis can be narrowed by a comma-separated environment variable: ITEMS (8,12,16), WINS (2,4,8,16),
+Each axis can be narrowed by a comma-separated environment variable: ITEMS (8,12,16), WINS (2,4,8; powers of two),
 BLOCKS (4,6,8), WAVES (4,8,16).
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
 import os, sys, itertools, numpy as np, cupy as cp, scipy.sparse as sp
 common = open('gpu/kernels/common.cuh').read()
-new_src = common + open('gpu/kernels/csr_merge.cu').read()
+# MERGE_SRC: another version of the kernel to time (e.g. one saved from git before a change)
+new_src = common + open(os.environ.get('MERGE_SRC', 'gpu/kernels/csr_merge.cu')).read()
 old_src = common + open('gpu/kernels/csr_balanced.cu').read()
 SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
-ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '8,12,16'), axis('WINS', '2,4,8,16'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
+ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '8,12,16'), axis('WINS', '2,4,8'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
 
 def timeit(fn, y, zero=True):
     for _ in range(3):

@@ -13,10 +13,10 @@
 // product, as cuSPARSE's CSR ALG2 does in its preprocessing); a warp reads
 // its start with one load. It then walks its chunk in tiles of up to
 // 32 * ITEMS items:
-// 1. the ends of the next 32 * WROWS rows (the window) go to shared memory
-//    (one coalesced load; kept while the tile starts in the same row, as along
-//    a long row); a tile ends by the end of the window's last row, so the
-//    window, not the tile, bounds how many row ends are loaded;
+// 1. the ends of the next 32 * WROWS rows (the window) are in shared memory,
+//    a ring: as the tiles advance, only the row ends the ring lacks are
+//    loaded (coalesced), so each is read once per warp; a tile ends by the end
+//    of the window's last row;
 // 2. a tile wholly inside one row (along a long row) sums its products in
 //    registers: ITEMS independent loads per lane, a warp sum, no search;
 // 3. any other tile: its end, and each lane's start, are found by merge-path
@@ -24,24 +24,26 @@
 //    coalesced (ITEMS independent loads per lane) into shared memory, and each
 //    lane walks its ITEMS items: an entry adds its product, a row end closes
 //    the row. A lane's first row may have begun in lanes before it: it takes
-//    their sum from a warp segmented scan over each lane's last row; rows
-//    begun and closed inside a lane are stored at once. The sum of the row
-//    still open at the tile's end is carried to the next tile.
+//    their sum from a warp segmented scan over each lane's last row. The
+//    tile's closed rows are gathered in shared memory and stored together
+//    (coalesced). The sum of the row still open at the tile's end is carried
+//    to the next tile.
 // Every row is stored once, by the warp that holds its end, so y needs no
 // zeroing. The row still open at a chunk's end leaves its sum in the warp's
 // carry slot (carry_rows / carry_vals), and merge_fixup adds the slots into
 // y after the product (a row spanning several chunks gets one per chunk).
 
-// Items per lane of a tile, rows of the window in units of 32 (WIN: a third
-// of the items, rounded up) and resident blocks asked of the compiler
+// Items per lane of a tile, rows of the window in units of 32 (WIN; a power
+// of two: the window is a ring) and resident blocks asked of the compiler
 // (__launch_bounds__, hence the register cap), per value type (mirrored by
 // plan::merge_items and plan::merge_window). Chosen on the H100 with
 // scripts/merge-variants.py among 8/12/16 items, windows of 2/4/8 and 4/5
 // blocks, on uncapped (alpha 1.6, 2.1, 2.4) and capped power laws
-// (BENCHMARKS.md, issue 17): f32 and f64 12 items, a window of 4 * 32 rows,
-// 4 blocks (64 registers). Each warp takes 32 * (ITEMS * value + WIN *
-// offset) bytes of shared memory: at most 48 KB for a block of 8 warps.
-// Each can be set with -D (scripts/merge-variants.py does).
+// (BENCHMARKS.md, issue 17): 12 items for f32 and f64, a window of 4 * 32
+// rows for f32 and 2 * 32 for f64, 4 blocks (64 registers). Each warp takes
+// (32 * ITEMS + WIN) values and WIN offsets of shared memory: at most 48 KB
+// for a block of 8 warps. Each can be set with -D (scripts/merge-variants.py
+// does).
 #ifndef MP_ITEMS_f32
 #define MP_ITEMS_f32 12
 #endif
@@ -55,16 +57,16 @@
 #define MP_ITEMS_c128 4
 #endif
 #ifndef MP_WIN_f32
-#define MP_WIN_f32 ((MP_ITEMS_f32 + 2) / 3)
+#define MP_WIN_f32 4
 #endif
 #ifndef MP_WIN_f64
-#define MP_WIN_f64 ((MP_ITEMS_f64 + 2) / 3)
+#define MP_WIN_f64 2
 #endif
 #ifndef MP_WIN_c64
-#define MP_WIN_c64 ((MP_ITEMS_c64 + 2) / 3)
+#define MP_WIN_c64 2
 #endif
 #ifndef MP_WIN_c128
-#define MP_WIN_c128 ((MP_ITEMS_c128 + 2) / 3)
+#define MP_WIN_c128 2
 #endif
 #ifndef MP_BLOCKS_f32
 #define MP_BLOCKS_f32 4
@@ -105,17 +107,19 @@ extern "C" __global__ void merge_partition(int nrows, i64 nnz, int chunk, i64 wa
 }
 
 // The same search inside a tile, in shared memory: rows completed before
-// relative diagonal `dd`, given the ends `s_end` of the rows from the tile's
-// first row on, `ye` entries consumed before the tile, `rows_left` rows (at
-// most the window) and `entries_left` entries from the tile's start. Binary
-// search (per lane), in offset arithmetic: every s_end[j] >= ye.
-__device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, ofs_t ye,
+// relative diagonal `dd`, given the window `s_end` (a ring of WIN row ends,
+// row r in slot r & (WIN - 1); `base` is the slot of the tile's first row),
+// `ye` entries consumed before the tile, `rows_left` rows (at most WIN) and
+// `entries_left` entries from the tile's start. Binary search (per lane), in
+// offset arithmetic: every row end in the window is >= ye.
+template <int WIN>
+__device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, int base, ofs_t ye,
                                                  int rows_left, ofs_t entries_left) {
     int lo = entries_left < (ofs_t)dd ? dd - (int)entries_left : 0;
     int hi = min(dd, rows_left);
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
-        if (s_end[mid] - ye <= (ofs_t)(dd - mid - 1)) lo = mid + 1; else hi = mid;
+        if (s_end[(base + mid) & (WIN - 1)] - ye <= (ofs_t)(dd - mid - 1)) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -128,12 +132,15 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
                           T* __restrict__ y) {
     constexpr int TILE = 32 * ITEMS;
     constexpr int WIN = 32 * WROWS;
-    // products of every warp first (the larger alignment), then row ends
-    __shared__ __align__(16) unsigned char smem[MP_WARPS * (TILE * sizeof(T) + WIN * sizeof(ofs_t))];
+    static_assert((WIN & (WIN - 1)) == 0, "the window is a ring of a power-of-two size");
+    // per warp: products, then the row sums of a tile (both T), then row ends
+    constexpr int WARP_BYTES = (TILE + WIN) * sizeof(T) + WIN * sizeof(ofs_t);
+    __shared__ __align__(16) unsigned char smem[MP_WARPS * WARP_BYTES];
     const int lane = threadIdx.x & 31;
     const int wib = threadIdx.x >> 5;
-    T* s_prod = reinterpret_cast<T*>(smem) + wib * TILE;
-    ofs_t* s_end = reinterpret_cast<ofs_t*>(smem + MP_WARPS * TILE * sizeof(T)) + wib * WIN;
+    T* s_prod = reinterpret_cast<T*>(smem + wib * WARP_BYTES);
+    T* s_y = s_prod + TILE;
+    ofs_t* s_end = reinterpret_cast<ofs_t*>(s_y + WIN);
 
     const i64 total = (i64)nrows + nnz;
     const i64 warp = global_thread_id() >> 5;
@@ -143,7 +150,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 
     int xr = ld(starts + warp);
     ofs_t ye = (ofs_t)(d_begin - xr);  // entries consumed
-    int window = -1;  // first row whose end is in s_end
+    int loaded = xr;  // rows below this one have their end in the ring
     T carry = T(0);   // sum so far of row xr (lane 0 adds it)
 
     for (i64 d = d_begin; d < d_end;) {
@@ -151,21 +158,24 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
         const int rows_left_all = nrows - xr;
         const int rows_left = min(rows_left_all, WIN);
         const ofs_t entries_left = (ofs_t)(nnz - ye);
-        if (xr != window) {
+        // the ring holds rows xr .. xr + rows_left - 1: load the ones it
+        // lacks (each row end is loaded once per warp, coalesced)
+        if (loaded < xr + rows_left) {
+            const int n = xr + rows_left - loaded;
 #pragma unroll
             for (int m = 0; m < WROWS; ++m) {
                 const int j = lane + 32 * m;
-                // past the last row: never read (the searches stop at rows_left)
-                s_end[j] = j < rows_left ? ld(row_ptr + xr + j + 1) : (ofs_t)0;
+                if (j < n) s_end[(loaded + j) & (WIN - 1)] = ld(row_ptr + loaded + j + 1);
             }
-            window = xr;
+            loaded += n;
             __syncwarp();
         }
+        const int base = xr & (WIN - 1);
         if (rows_left_all > WIN) {
             // the tile ends by the end of the window's last row
-            tl = (int)min((i64)tl, (i64)(s_end[WIN - 1] - ye) + WIN);
+            tl = (int)min((i64)tl, (i64)(s_end[(base + WIN - 1) & (WIN - 1)] - ye) + WIN);
         }
-        if (s_end[0] - ye >= (ofs_t)tl) {
+        if (s_end[base] - ye >= (ofs_t)tl) {
             // the whole tile is entries of row xr (along a long row): sum
             // them in registers, no search, no shared memory, no scan
             T acc = T(0);
@@ -179,7 +189,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
             d += tl;
             continue;
         }
-        const int tile_rows = merge_search_tile(tl, s_end, ye, rows_left, entries_left);
+        const int tile_rows = merge_search_tile<WIN>(tl, s_end, base, ye, rows_left, entries_left);
         const int tile_entries = tl - tile_rows;
 #pragma unroll
         for (int m = 0; m < ITEMS; ++m) {
@@ -192,7 +202,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 
         const int d0 = min(lane * ITEMS, tl);
         const int d1 = min(d0 + ITEMS, tl);
-        int xl = merge_search_tile(d0, s_end, ye, rows_left, entries_left);
+        int xl = merge_search_tile<WIN>(d0, s_end, base, ye, rows_left, entries_left);
         int yl = d0 - xl;
         T acc = lane == 0 ? carry : T(0);
         T first_val = T(0);
@@ -200,7 +210,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 #pragma unroll
         for (int s = 0; s < ITEMS; ++s) {
             if (d0 + s < d1) {
-                if (ye + yl < s_end[xl]) {
+                if (ye + yl < s_end[(base + xl) & (WIN - 1)]) {
                     acc += s_prod[yl];
                     ++yl;
                 } else {
@@ -208,7 +218,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
                         first = xl;
                         first_val = acc;
                     } else {
-                        stcs(y + xr + xl, acc);  // begun and closed in this lane
+                        s_y[xl] = acc;  // begun and closed in this lane
                     }
                     acc = T(0);
                     ++xl;
@@ -220,16 +230,19 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
         const int key = xr + xl;
         const T scan = warp_segmented_scan(key, acc);
         const T prev = shfl_up(scan, 1);
-        if (first >= 0) {
-            const int r = xr + first;
-            const T v = first_val + (lane > 0 ? prev : T(0));
-            stcs(y + r, v);
+        if (first >= 0) s_y[first] = first_val + (lane > 0 ? prev : T(0));
+        __syncwarp();
+        // the tile's closed rows, stored together (coalesced)
+#pragma unroll
+        for (int m = 0; m < WROWS; ++m) {
+            const int j = lane + 32 * m;
+            if (j < tile_rows) stcs(y + xr + j, s_y[j]);
         }
         carry = shfl(scan, 31);
         xr += tile_rows;
         ye += tile_entries;
         d += tl;
-        __syncwarp();  // the next tile overwrites s_prod (and maybe s_end)
+        __syncwarp();  // the next tile overwrites s_prod, s_y and the ring
     }
     // the row still open at the chunk's end goes on in the next chunk
     if (lane == 0) {

@@ -184,11 +184,16 @@ pub fn merge_items(value_bytes: usize, complex: bool) -> usize {
 }
 
 /// Rows of the merge-path CSR kernel's window (`MP_WIN_<t>` in
-/// `csr_merge.cu`, in units of 32 rows) for `items` items per lane: a third
-/// of them, rounded up. A tile ends by the end of the window's last row.
+/// `csr_merge.cu`, in units of 32 rows; a power of two, the window being a
+/// ring) for `value_bytes`-byte values: 4 for f32, 2 for wider values. A
+/// tile ends by the end of the window's last row.
 #[must_use]
-pub fn merge_window(items: usize) -> usize {
-    items.div_ceil(3).max(1)
+pub fn merge_window(value_bytes: usize) -> usize {
+    if value_bytes <= 4 {
+        4
+    } else {
+        2
+    }
 }
 
 /// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
@@ -301,8 +306,8 @@ mod tests {
         assert_eq!(merge_chunk(100_794_410, 132, 8), 768);
         assert_eq!(merge_chunk(5, 0, 4), 256);
         assert_eq!(
-            (merge_window(12), merge_window(8), merge_window(1)),
-            (4, 3, 1)
+            (merge_window(4), merge_window(8), merge_window(16)),
+            (4, 2, 2)
         );
         assert_eq!((merge_items(4, false), merge_items(8, false)), (12, 12));
         assert_eq!((merge_items(8, true), merge_items(16, true)), (8, 4));

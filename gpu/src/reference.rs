@@ -347,7 +347,7 @@ fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
 /// where `merge_partition` puts it; each chunk in tiles of up to
 /// `32 * items` items, `items` per lane ([`crate::plan::merge_items`]), a
 /// tile ending by the end of the last row of its window of
-/// `32 * merge_window(items)` rows ([`crate::plan::merge_window`]). A tile
+/// `32 * window` rows ([`crate::plan::merge_window`]). A tile
 /// inside one row only adds to the carried sum. Otherwise a lane adds its
 /// entries and closes its rows; its first closed row takes the warp
 /// segmented scan of the lane before it, rows begun and closed in the lane
@@ -355,8 +355,10 @@ fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
 /// Every row is stored by the chunk holding its end (`y` needs no zeroing);
 /// the row open at a chunk's end is left in the chunk's carry slot, and the
 /// slots are added after every chunk, as the fix-up kernel does.
+#[allow(clippy::too_many_arguments)] // the kernel's own parameters, as spmv_sell
 pub fn spmv_csr_merge<T: Scalar, I: Index>(
     items: usize,
+    window: usize,
     chunk: usize,
     row_ptr: &[I],
     col_idx: &[I],
@@ -367,7 +369,7 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
     let nrows = row_ptr.len().saturating_sub(1);
     let nnz = vals.len();
     let (items, chunk) = (items.max(1), chunk.max(1));
-    let (tile, win) = (32 * items, 32 * crate::plan::merge_window(items));
+    let (tile, win) = (32 * items, 32 * window.max(1));
     let rp = |r: usize| row_ptr[r].to_usize();
     let prod = |k: usize| vals[k].re() * x[col_idx[k].to_usize()].re();
     let total = nrows + nnz;
@@ -772,11 +774,18 @@ mod tests {
                 spmv_csr_balanced(chunk, a.row_ptr(), a.col_idx(), a.values(), &x, &mut yb);
                 close(&yb, &y);
             }
-            for (items, chunk) in [(16, 1), (8, 7), (8, 256), (16, 300), (4, 64), (1, 40)] {
+            for (items, window, chunk) in [
+                (16, 4, 1),
+                (8, 2, 7),
+                (8, 4, 256),
+                (12, 4, 300),
+                (12, 2, 64),
+                (1, 1, 40),
+            ] {
                 // garbage in y: the merge kernel stores every row
                 let mut ym = vec![f64::NAN; a.nrows()];
                 let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.values());
-                spmv_csr_merge(items, chunk, rp, ci, v, &x, &mut ym);
+                spmv_csr_merge(items, window, chunk, rp, ci, v, &x, &mut ym);
                 close(&ym, &y);
             }
             for c in [1, 4, 32] {

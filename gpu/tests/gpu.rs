@@ -365,7 +365,8 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 let mut y = vec![0.0; m.nrows()];
                 let items = plan::merge_items(std::mem::size_of::<T>(), T::IS_COMPLEX);
                 let (rp, ci, v) = (m.row_ptr(), m.col_idx(), m.values());
-                r::spmv_csr_merge(items, c as usize, rp, ci, v, x, &mut y);
+                let window = plan::merge_window(std::mem::size_of::<T>());
+                r::spmv_csr_merge(items, window, c as usize, rp, ci, v, x, &mut y);
                 y
             }
             (MatrixRef::Coo(m), GpuKernel::CooAtomic) => {
@@ -889,6 +890,7 @@ fn transposed_every_format_cpu_twins() {
                 let mut y = vec![0.0; t.nrows()];
                 r::spmv_csr_merge(
                     plan::merge_items(8, false),
+                    plan::merge_window(8),
                     c as usize,
                     rp,
                     ci,
