@@ -170,8 +170,15 @@ pub(crate) fn cfg(d: LaunchDims) -> LaunchConfig {
     }
 }
 
-fn no_merge_plan() -> GpuError {
-    GpuError::MissingKernel("the merge-path partition (prepare builds it)".into())
+/// The merge plan `plan` holds for `chunk`: an error when there is none, or
+/// when the matrix was prepared since with another chunk size (the plan is
+/// one per matrix), never a partition of the wrong size.
+fn merge_plan(plan: &Option<MergePlan>, chunk: u32) -> Result<&MergePlan, GpuError> {
+    plan.as_ref().filter(|p| p.chunk == chunk).ok_or_else(|| {
+        GpuError::MissingKernel(format!(
+            "the merge-path partition for {chunk} items per warp (prepare the kernel again)"
+        ))
+    })
 }
 
 /// Builds `c`'s merge-path partition for `chunk` items per warp, and its
@@ -436,7 +443,7 @@ impl Prepared<'_> {
                 }
                 let plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
                 if self.merge {
-                    let plan = plan.as_ref().ok_or_else(no_merge_plan)?;
+                    let plan = merge_plan(&plan, self.chunk)?;
                     b.arg(&plan.starts)
                         .arg(&plan.carry_rows)
                         .arg(&plan.carry_vals);
@@ -554,7 +561,7 @@ impl Prepared<'_> {
             }
             DeviceMatrix::Csr(c) => {
                 let plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
-                let plan = plan.as_ref().ok_or_else(no_merge_plan)?;
+                let plan = merge_plan(&plan, self.chunk)?;
                 let warps = plan.warps as i64;
                 b.arg(&warps).arg(&plan.carry_rows).arg(&plan.carry_vals);
                 b.arg(&mut y.buf);
