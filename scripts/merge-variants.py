@@ -11,7 +11,8 @@ time, registers, spills and error:
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
 Each axis can be narrowed by a comma-separated environment variable: ITEMS (8,12,16), WINS (2,4,8; powers of two),
-BLOCKS (4,6,8), WAVES (4,8,16).
+BLOCKS (4,6,8), WAVES (4,8,16). DEFS adds an axis of named sets of compiler definitions, for a kernel (MERGE_SRC)
+with switches of its own: DEFS='a:-DX=0;b:-DX=1 -DY=2'.
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
@@ -24,6 +25,7 @@ SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
 ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '8,12,16'), axis('WINS', '2,4,8'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
+DEFS = [(d.split(':', 1)[0], tuple(d.split(':', 1)[1].split())) for d in os.environ.get('DEFS', '').split(';') if d] or [('', ())]
 
 def timeit(fn, y, zero=True):
     for _ in range(3):
@@ -69,15 +71,15 @@ for path in sys.argv[1:]:
         fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
         ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
         rows.append((name, 'csr-balanced', ms, f.num_regs, f.local_size_bytes, err))
-        for items, win, minb, waves in itertools.product(ITEMS, WINS, BLOCKS, WAVES):
+        for items, win, minb, waves, (dname, defs) in itertools.product(ITEMS, WINS, BLOCKS, WAVES, DEFS):
             if win > items:
                 continue
-            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_WIN_{t}={win}', f'-DMP_BLOCKS_{t}={minb}')
+            opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_WIN_{t}={win}', f'-DMP_BLOCKS_{t}={minb}') + defs
             try:
                 m = mod(new_src, opts)
                 f = m.get_function('spmv_csr_merge_' + t)
             except Exception as e:
-                rows.append((name, f'i{items} r{win} b{minb}: {e}'[:400], 0, 0, 0, 0)); continue
+                rows.append((name, f'i{items} r{win} b{minb} {dname}: ' + ' '.join(str(e).split())[-300:], 0, 0, 0, 0)); continue
             items_total = n + nnz
             tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
             warps = -(-items_total // chunk)
@@ -89,7 +91,7 @@ for path in sys.argv[1:]:
                 f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), starts, crow, cval, indptr, indices, data, x, y))
                 fixup(((warps + 255) // 256,), (256,), (np.int64(warps), crow, cval, y))
             ms = timeit(fn, y, zero=False); y.fill(1.0); fn(); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
-            rows.append((name, f'csr-merge i{items} r{win} b{minb} w{waves}', ms, f.num_regs, f.local_size_bytes, err))
+            rows.append((name, f'csr-merge i{items} r{win} b{minb} w{waves} {dname}'.rstrip(), ms, f.num_regs, f.local_size_bytes, err))
         for r in rows:
             if r[0] == name:
                 print(f'{r[0]:28s} {r[1]:32s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)

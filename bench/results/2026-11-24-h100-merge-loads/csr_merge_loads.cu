@@ -1,0 +1,305 @@
+// csr_merge.cu -- merge-path CSR SpMV (Merrill & Garland 2016), for skewed
+// row lengths (csr_balanced.cu splits the entries only).
+//
+// The work is the merge of the row ends (row_ptr[1..=nrows]) with the entry
+// indices (0..nnz): nrows + nnz items, cut into equal chunks of `chunk` items,
+// one chunk per warp, whatever the row lengths. A row of a million entries is
+// spread over many warps, a run of short (or empty) rows is packed into one,
+// and a warp never does more than `chunk` items of either kind.
+//
+// Where each warp's chunk starts on the merge path (the rows completed before
+// it) is found once per matrix and chunk size by merge_partition, one thread
+// per warp (the host runs it when it prepares the kernel, outside the timed
+// product, as cuSPARSE's CSR ALG2 does in its preprocessing); a warp reads
+// its start with one load. It then walks its chunk in tiles of up to
+// 32 * ITEMS items:
+// 1. the ends of the next 32 * WROWS rows (the window) are in shared memory,
+//    a ring: as the tiles advance, only the row ends the ring lacks are
+//    loaded (coalesced), so each is read once per warp; a tile ends by the end
+//    of the window's last row;
+// 2. a tile wholly inside one row (along a long row) sums its products in
+//    registers: ITEMS independent loads per lane, a warp sum, no search;
+// 3. any other tile: its end, and each lane's start, are found by merge-path
+//    searches in shared memory, its products vals[k] * x[col[k]] are loaded
+//    coalesced (ITEMS independent loads per lane) into shared memory, and each
+//    lane walks its ITEMS items: an entry adds its product, a row end closes
+//    the row. A lane's first row may have begun in lanes before it: it takes
+//    their sum from a warp segmented scan over each lane's last row. The
+//    tile's closed rows are gathered in shared memory and stored together
+//    (coalesced). The sum of the row still open at the tile's end is carried
+//    to the next tile.
+// Every row is stored once, by the warp that holds its end, so y needs no
+// zeroing. The row still open at a chunk's end leaves its sum in the warp's
+// carry slot (carry_rows / carry_vals), and merge_fixup adds the slots into
+// y after the product (a row spanning several chunks gets one per chunk).
+
+// Items per lane of a tile, rows of the window in units of 32 (WIN; a power
+// of two: the window is a ring) and resident blocks asked of the compiler
+// (__launch_bounds__, hence the register cap), per value type (mirrored by
+// plan::merge_items and plan::merge_window). Chosen on the H100 with
+// scripts/merge-variants.py among 8/12/16 items, windows of 2/4/8 and 4/5
+// blocks, on uncapped (alpha 1.6, 2.1, 2.4) and capped power laws
+// (BENCHMARKS.md, issue 17): 12 items for f32 and f64, a window of 4 * 32
+// rows for f32 and 2 * 32 for f64, 4 blocks (64 registers). Each warp takes
+// (32 * ITEMS + WIN) values and WIN offsets of shared memory: at most 48 KB
+// for a block of 8 warps. Each can be set with -D (scripts/merge-variants.py
+// does).
+#ifndef MP_ITEMS_f32
+#define MP_ITEMS_f32 12
+#endif
+#ifndef MP_ITEMS_f64
+#define MP_ITEMS_f64 12
+#endif
+#ifndef MP_ITEMS_c64
+#define MP_ITEMS_c64 8
+#endif
+#ifndef MP_ITEMS_c128
+#define MP_ITEMS_c128 4
+#endif
+#ifndef MP_WIN_f32
+#define MP_WIN_f32 4
+#endif
+#ifndef MP_WIN_f64
+#define MP_WIN_f64 2
+#endif
+#ifndef MP_WIN_c64
+#define MP_WIN_c64 2
+#endif
+#ifndef MP_WIN_c128
+#define MP_WIN_c128 2
+#endif
+#ifndef MP_BLOCKS_f32
+#define MP_BLOCKS_f32 4
+#endif
+#ifndef MP_BLOCKS_f64
+#define MP_BLOCKS_f64 4
+#endif
+#ifndef MP_BLOCKS_c64
+#define MP_BLOCKS_c64 6
+#endif
+#ifndef MP_BLOCKS_c128
+#define MP_BLOCKS_c128 6
+#endif
+
+// EXPERIMENT: load flavours (real types and indices; complex ones keep ld/ldcs)
+#ifndef MP_XLD
+#define MP_XLD 0
+#endif
+#ifndef MP_SLD
+#define MP_SLD 0
+#endif
+template <typename T> __device__ __forceinline__ T xld(const T* __restrict__ p) { return ld(p); }
+template <typename T> __device__ __forceinline__ T sld(const T* __restrict__ p) { return ldcs(p); }
+#define XLD(T, R, C)                                                                        \
+    __device__ __forceinline__ T xld(const T* __restrict__ p) {                             \
+        if (MP_XLD == 1) { R v; asm volatile("ld.global.nc.L1::no_allocate." #C " %0, [%1];" : "=" CONS_##C(v) : "l"(p)); return v; } \
+        return __ldg(p);                                                                    \
+    }                                                                                       \
+    __device__ __forceinline__ T sld(const T* __restrict__ p) {                             \
+        if (MP_SLD == 1) return __ldg(p);                                                   \
+        if (MP_SLD == 2) {                                                                  \
+            unsigned long long pol;                                                         \
+            asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol)); \
+            R v; asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B." #C " %0, [%1], %2;" : "=" CONS_##C(v) : "l"(p), "l"(pol)); return v; \
+        }                                                                                   \
+        if (MP_SLD == 3) { R v; asm volatile("ld.global.nc.L1::no_allocate.L2::256B." #C " %0, [%1];" : "=" CONS_##C(v) : "l"(p)); return v; } \
+        return __ldcs(p);                                                                   \
+    }
+#define CONS_f32(v) "f"(v)
+#define CONS_f64(v) "d"(v)
+#define CONS_s32(v) "r"(v)
+XLD(float, float, f32)
+XLD(double, double, f64)
+XLD(int, int, s32)
+// Warps per block (plan::BLOCK / 32).
+#define MP_WARPS 8
+
+// Rows completed before diagonal `d` of the merge path: the first x in
+// [max(0, d - nnz), min(d, nrows)] whose row ends at or after entry d - x
+// (row_ptr[x + 1] + x >= d). Binary search by one thread.
+__device__ __forceinline__ int merge_rows_before(i64 d, int nrows, i64 nnz,
+                                                 const ofs_t* __restrict__ row_ptr) {
+    i64 lo = max((i64)0, d - nnz);
+    i64 hi = min(d, (i64)nrows);
+    while (lo < hi) {
+        const i64 mid = (lo + hi) >> 1;
+        if ((i64)ld(row_ptr + mid + 1) + mid < d) lo = mid + 1; else hi = mid;
+    }
+    return (int)lo;
+}
+
+// The start of every warp's chunk: starts[w] = rows completed before
+// diagonal w * chunk. One thread per warp of the product.
+extern "C" __global__ void merge_partition(int nrows, i64 nnz, int chunk, i64 warps,
+                                           const ofs_t* __restrict__ row_ptr,
+                                           int* __restrict__ starts) {
+    const i64 w = global_thread_id();
+    if (w < warps) starts[w] = merge_rows_before(w * (i64)chunk, nrows, nnz, row_ptr);
+}
+
+// The same search inside a tile, in shared memory: rows completed before
+// relative diagonal `dd`, given the window `s_end` (a ring of WIN row ends,
+// row r in slot r & (WIN - 1); `base` is the slot of the tile's first row),
+// `ye` entries consumed before the tile, `rows_left` rows (at most WIN) and
+// `entries_left` entries from the tile's start. Binary search (per lane), in
+// offset arithmetic: every row end in the window is >= ye.
+template <int WIN>
+__device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, int base, ofs_t ye,
+                                                 int rows_left, ofs_t entries_left) {
+    int lo = entries_left < (ofs_t)dd ? dd - (int)entries_left : 0;
+    int hi = min(dd, rows_left);
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (s_end[(base + mid) & (WIN - 1)] - ye <= (ofs_t)(dd - mid - 1)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+template <typename T, int ITEMS, int WROWS>
+__device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__ starts,
+                          int* __restrict__ carry_rows, T* __restrict__ carry_vals,
+                          const ofs_t* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                          const T* __restrict__ vals, const T* __restrict__ x,
+                          T* __restrict__ y) {
+    constexpr int TILE = 32 * ITEMS;
+    constexpr int WIN = 32 * WROWS;
+    static_assert((WIN & (WIN - 1)) == 0, "the window is a ring of a power-of-two size");
+    // per warp: products, then the row sums of a tile (both T), then row ends
+    constexpr int WARP_BYTES = (TILE + WIN) * sizeof(T) + WIN * sizeof(ofs_t);
+    __shared__ __align__(16) unsigned char smem[MP_WARPS * WARP_BYTES];
+    const int lane = threadIdx.x & 31;
+    const int wib = threadIdx.x >> 5;
+    T* s_prod = reinterpret_cast<T*>(smem + wib * WARP_BYTES);
+    T* s_y = s_prod + TILE;
+    ofs_t* s_end = reinterpret_cast<ofs_t*>(s_y + WIN);
+
+    const i64 total = (i64)nrows + nnz;
+    const i64 warp = global_thread_id() >> 5;
+    const i64 d_begin = warp * (i64)chunk;
+    if (d_begin >= total) return;  // warp-uniform
+    const i64 d_end = min(d_begin + (i64)chunk, total);
+
+    int xr = ld(starts + warp);
+    ofs_t ye = (ofs_t)(d_begin - xr);  // entries consumed
+    int loaded = xr;  // rows below this one have their end in the ring
+    T carry = T(0);   // sum so far of row xr (lane 0 adds it)
+
+    for (i64 d = d_begin; d < d_end;) {
+        int tl = (int)min((i64)TILE, d_end - d);
+        const int rows_left_all = nrows - xr;
+        // a tile of the chunk's last `d_end - d` items ends at most that
+        // many rows: the ring is filled no further (the next warp loads the
+        // rows after this chunk; loading them here too was up to 2x the
+        // row-end traffic with chunks of about WIN rows)
+        const int rows_left = (int)min((i64)min(rows_left_all, WIN), d_end - d);
+        const ofs_t entries_left = (ofs_t)(nnz - ye);
+        // the ring holds rows xr .. xr + rows_left - 1: load the ones it
+        // lacks (each row end is loaded once per warp, coalesced)
+        if (loaded < xr + rows_left) {
+            const int n = xr + rows_left - loaded;
+#pragma unroll
+            for (int m = 0; m < WROWS; ++m) {
+                const int j = lane + 32 * m;
+                if (j < n) s_end[(loaded + j) & (WIN - 1)] = ld(row_ptr + loaded + j + 1);
+            }
+            loaded += n;
+            __syncwarp();
+        }
+        const int base = xr & (WIN - 1);
+        if (rows_left_all > rows_left) {
+            // the tile ends by the end of the window's last row (a bound
+            // that binds only for a full window: a window cut to the chunk's
+            // last items holds at least as many rows as the tile has items)
+            tl = (int)min((i64)tl, (i64)(s_end[(base + rows_left - 1) & (WIN - 1)] - ye) + rows_left);
+        }
+        if (s_end[base] - ye >= (ofs_t)tl) {
+            // the whole tile is entries of row xr (along a long row): sum
+            // them in registers, no search, no shared memory, no scan
+            T acc = T(0);
+#pragma unroll
+            for (int m = 0; m < ITEMS; ++m) {
+                const int j = lane + 32 * m;
+                if (j < tl) acc += sld(vals + ye + j) * xld(x + sld(col_idx + ye + j));
+            }
+            carry += subwarp_sum<32>(acc);
+            ye += tl;
+            d += tl;
+            continue;
+        }
+        const int tile_rows = merge_search_tile<WIN>(tl, s_end, base, ye, rows_left, entries_left);
+        const int tile_entries = tl - tile_rows;
+#pragma unroll
+        for (int m = 0; m < ITEMS; ++m) {
+            const int j = lane + 32 * m;
+            if (j < tile_entries) {
+                s_prod[j] = sld(vals + ye + j) * xld(x + sld(col_idx + ye + j));
+            }
+        }
+        __syncwarp();
+
+        const int d0 = min(lane * ITEMS, tl);
+        const int d1 = min(d0 + ITEMS, tl);
+        int xl = merge_search_tile<WIN>(d0, s_end, base, ye, rows_left, entries_left);
+        int yl = d0 - xl;
+        T acc = lane == 0 ? carry : T(0);
+        T first_val = T(0);
+        int first = -1;  // the lane's first closed row (relative), -1: none
+#pragma unroll
+        for (int s = 0; s < ITEMS; ++s) {
+            if (d0 + s < d1) {
+                if (ye + yl < s_end[(base + xl) & (WIN - 1)]) {
+                    acc += s_prod[yl];
+                    ++yl;
+                } else {
+                    if (first < 0) {
+                        first = xl;
+                        first_val = acc;
+                    } else {
+                        s_y[xl] = acc;  // begun and closed in this lane
+                    }
+                    acc = T(0);
+                    ++xl;
+                }
+            }
+        }
+        // lanes are contiguous on the path: a lane's first row is the row
+        // the lane before it ended in, so that lane's scan is its missing part
+        const int key = xr + xl;
+        const T scan = warp_segmented_scan(key, acc);
+        const T prev = shfl_up(scan, 1);
+        if (first >= 0) s_y[first] = first_val + (lane > 0 ? prev : T(0));
+        __syncwarp();
+        // the tile's closed rows, stored together (coalesced)
+#pragma unroll
+        for (int m = 0; m < WROWS; ++m) {
+            const int j = lane + 32 * m;
+            if (j < tile_rows) stcs(y + xr + j, s_y[j]);
+        }
+        carry = shfl(scan, 31);
+        xr += tile_rows;
+        ye += tile_entries;
+        d += tl;
+        __syncwarp();  // the next tile overwrites s_prod, s_y and the ring
+    }
+    // the row still open at the chunk's end goes on in the next chunk
+    if (lane == 0) {
+        carry_rows[warp] = xr < nrows ? xr : -1;
+        carry_vals[warp] = carry;
+    }
+}
+
+// merge_fixup_<t>: adds each warp's carry slot into y, after the product
+// (one thread per warp of the product).
+#define CSR_MERGE(t, T)                                                                    \
+    extern "C" __global__ void __launch_bounds__(256, MP_BLOCKS_##t) spmv_csr_merge_##t(  \
+        int nrows, i64 nnz, int chunk, const int* starts, int* carry_rows, T* carry_vals,  \
+        const ofs_t* row_ptr, const int* col_idx, const T* vals, const T* x, T* y) {       \
+        csr_merge<T, MP_ITEMS_##t, MP_WIN_##t>(nrows, nnz, chunk, starts, carry_rows,      \
+                                               carry_vals, row_ptr, col_idx, vals, x, y);  \
+    }                                                                                      \
+    extern "C" __global__ void merge_fixup_##t(i64 warps, const int* carry_rows,           \
+                                               const T* carry_vals, T* y) {                \
+        const i64 w = global_thread_id();                                                  \
+        if (w < warps && carry_rows[w] >= 0) atomic_add(y + carry_rows[w], carry_vals[w]); \
+    }
+SPMV_TYPES(CSR_MERGE)
