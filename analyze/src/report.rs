@@ -227,16 +227,13 @@ fn stats_line(out: &mut String, label: &str, st: &LengthStats) {
 #[must_use]
 pub fn render_text(r: &AnalyzeReport, name: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "matrix          {name}");
+    // The header block, its labels in the 16-column field of `stats_line`.
     let _ = writeln!(
         out,
-        "shape           {} x {}, {} entries, {} empty rows, {} empty columns",
-        r.nrows, r.ncols, r.nnz, r.empty_rows, r.empty_cols
-    );
-    let _ = writeln!(
-        out,
-        "accounting      {}-byte values, {}-byte indices",
-        r.value_bytes, r.index_bytes
+        "matrix          {name}\n\
+         shape           {} x {}, {} entries, {} empty rows, {} empty columns\n\
+         accounting      {}-byte values, {}-byte indices",
+        r.nrows, r.ncols, r.nnz, r.empty_rows, r.empty_cols, r.value_bytes, r.index_bytes
     );
     out.push('\n');
     stats_line(&mut out, "row lengths", &r.row_length);

@@ -11,50 +11,36 @@ pub trait Revalidate {
     fn revalidate(&self);
 }
 
-impl<T: Scalar, I: Index> Revalidate for Csr<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e) = self.clone().into_parts();
-        Csr::try_from_parts(a, b, c, d, e).expect("valid CSR");
-    }
+/// `Revalidate` for the formats whose `into_parts` hands back exactly
+/// what their `try_from_parts` takes (named here), checked under the
+/// format's name; the rebuilt matrix must count the same entries.
+macro_rules! revalidate_parts {
+    ($($ty:ident($($part:ident),+): $name:literal;)*) => {$(
+        impl<T: Scalar, I: Index> Revalidate for $ty<T, I> {
+            fn revalidate(&self) {
+                let ($($part),+) = self.clone().into_parts();
+                let back = $ty::try_from_parts($($part),+).expect(concat!("valid ", $name));
+                assert_eq!(back.nnz(), self.nnz());
+            }
+        }
+    )*};
 }
-impl<T: Scalar, I: Index> Revalidate for Csc<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e) = self.clone().into_parts();
-        Csc::try_from_parts(a, b, c, d, e).expect("valid CSC");
-    }
+
+revalidate_parts! {
+    Csr(a, b, c, d, e): "CSR";
+    Csc(a, b, c, d, e): "CSC";
+    Coo(a, b, c, d, e): "COO";
+    Ell(a, b, c, d, e, f): "ELL";
+    Jds(a, b, c, d, e, f): "JDS";
+    Sell(a, b, c, d, e, f, g, h, i): "SELL";
 }
-impl<T: Scalar, I: Index> Revalidate for Coo<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e) = self.clone().into_parts();
-        Coo::try_from_parts(a, b, c, d, e).expect("valid COO");
-    }
-}
-impl<T: Scalar, I: Index> Revalidate for Ell<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e, f) = self.clone().into_parts();
-        let back = Ell::try_from_parts(a, b, c, d, e, f).expect("valid ELL");
-        assert_eq!(back.nnz(), self.nnz());
-    }
-}
+
 impl<T: Scalar, I: Index> Revalidate for Hyb<T, I> {
     fn revalidate(&self) {
         self.ell().revalidate();
         self.coo().revalidate();
         let (e, c) = self.clone().into_parts();
         Hyb::try_from_parts(e, c).expect("valid HYB");
-    }
-}
-impl<T: Scalar, I: Index> Revalidate for Jds<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e, f) = self.clone().into_parts();
-        Jds::try_from_parts(a, b, c, d, e, f).expect("valid JDS");
-    }
-}
-impl<T: Scalar, I: Index> Revalidate for Sell<T, I> {
-    fn revalidate(&self) {
-        let (a, b, c, d, e, f, g, h, i) = self.clone().into_parts();
-        let back = Sell::try_from_parts(a, b, c, d, e, f, g, h, i).expect("valid SELL");
-        assert_eq!(back.nnz(), self.nnz());
     }
 }
 

@@ -9,6 +9,7 @@ use proptest::test_runner::FileFailurePersistence;
 use sparsetool_convert::{
     convert, from_csr, par, serial, AnyMatrix, ConvertParams, HybWidth, ToCsr,
 };
+use sparsetool_fixtures::support::in_pool;
 use sparsetool_formats::{Coo, Csr, FormatKind};
 
 use crate::common::{random_coo, Revalidate};
@@ -287,32 +288,28 @@ fn large_matrices_any_thread_count() {
     ] {
         let coo = random_coo(nrows, ncols, per_row, dense, seed);
         let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| {
-                    let a = par::coo_to_csr(&coo);
-                    let e = par::csr_to_ell(&a, None, true).unwrap();
-                    let h = par::csr_to_hyb(&a, HybWidth::Auto).unwrap();
-                    let h3 = par::csr_to_hyb(&a, HybWidth::Fixed(3)).unwrap();
-                    let j = par::csr_to_jds(&a);
-                    let s = par::csr_to_sell(&a, 32, 1024).unwrap();
-                    let s1 = par::csr_to_sell(&a, 8, 1).unwrap();
-                    let sg = par::csr_to_sell(&a, 4, 1 << 30).unwrap();
-                    let cs = par::csr_to_csc(&a);
-                    let back = [
-                        par::csc_to_csr(&cs),
-                        par::ell_to_csr(&e),
-                        par::hyb_to_csr(&h),
-                        par::hyb_to_csr(&h3),
-                        par::jds_to_csr(&j),
-                        par::sell_to_csr(&s),
-                        par::sell_to_csr(&s1),
-                        par::sell_to_csr(&sg),
-                    ];
-                    (a, e, h, h3, j, s, s1, sg, cs, back)
-                })
+            in_pool(threads, || {
+                let a = par::coo_to_csr(&coo);
+                let e = par::csr_to_ell(&a, None, true).unwrap();
+                let h = par::csr_to_hyb(&a, HybWidth::Auto).unwrap();
+                let h3 = par::csr_to_hyb(&a, HybWidth::Fixed(3)).unwrap();
+                let j = par::csr_to_jds(&a);
+                let s = par::csr_to_sell(&a, 32, 1024).unwrap();
+                let s1 = par::csr_to_sell(&a, 8, 1).unwrap();
+                let sg = par::csr_to_sell(&a, 4, 1 << 30).unwrap();
+                let cs = par::csr_to_csc(&a);
+                let back = [
+                    par::csc_to_csr(&cs),
+                    par::ell_to_csr(&e),
+                    par::hyb_to_csr(&h),
+                    par::hyb_to_csr(&h3),
+                    par::jds_to_csr(&j),
+                    par::sell_to_csr(&s),
+                    par::sell_to_csr(&s1),
+                    par::sell_to_csr(&sg),
+                ];
+                (a, e, h, h3, j, s, s1, sg, cs, back)
+            })
         };
         let one = run(1);
         let four = run(4);

@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::pattern::{accessors, assert_spmv_lens, check_len, PAR_THRESHOLD};
+use crate::pattern::{accessors, assert_spmv_lens, check_len, checked_constructors, PAR_THRESHOLD};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in coordinate (triplet) format.
@@ -47,42 +47,28 @@ pub(crate) fn check_dims<I: Index>(
 }
 
 impl<T: Scalar, I: Index> Coo<T, I> {
-    /// Builds a COO matrix after checking every invariant.
-    ///
-    /// # Errors
-    /// [`FormatError::Length`] if the arrays differ in length,
-    /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`]
-    /// for an index outside the shape, [`FormatError::IndexOverflow`] if a
-    /// dimension does not fit `I`.
-    ///
-    /// ```
-    /// use sparsetool_formats::{Coo, FormatError};
-    /// let err = Coo::<f64, i32>::try_from_parts(2, 2, vec![0, 2], vec![0, 0], vec![1.0, 2.0]);
-    /// assert!(matches!(err, Err(FormatError::RowOutOfBounds { row: 2, .. })));
-    /// ```
-    pub fn try_from_parts(
-        nrows: usize,
-        ncols: usize,
-        rows: Vec<I>,
-        cols: Vec<I>,
-        values: Vec<T>,
-    ) -> Result<Self, FormatError> {
-        Self::try_from_buffers(nrows, ncols, rows.into(), cols.into(), values.into())
+    checked_constructors! {
+        /// Builds a COO matrix after checking every invariant.
+        ///
+        /// # Errors
+        /// [`FormatError::Length`] if the arrays differ in length,
+        /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`]
+        /// for an index outside the shape, [`FormatError::IndexOverflow`] if a
+        /// dimension does not fit `I`.
+        ///
+        /// ```
+        /// use sparsetool_formats::{Coo, FormatError};
+        /// let err = Coo::<f64, i32>::try_from_parts(2, 2, vec![0, 2], vec![0, 0], vec![1.0, 2.0]);
+        /// assert!(matches!(err, Err(FormatError::RowOutOfBounds { row: 2, .. })));
+        /// ```
+        try_from_parts(nrows, ncols; rows: I, cols: I, values: T) => checked;
     }
 
-    /// As [`Coo::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
-    /// owned arrays, or sections of a mapped `.spb` file used in place.
-    ///
-    /// # Errors
-    /// As [`Coo::try_from_parts`].
-    pub fn try_from_buffers(
-        nrows: usize,
-        ncols: usize,
-        rows: crate::buffer::Buffer<I>,
-        cols: crate::buffer::Buffer<I>,
-        values: crate::buffer::Buffer<T>,
-    ) -> Result<Self, FormatError> {
-        let nnz = values.len();
+    /// `self` if it keeps every invariant listed on [`Coo`], else the first
+    /// broken one.
+    fn checked(self) -> Result<Self, FormatError> {
+        let (nrows, ncols, rows, cols) = (self.nrows, self.ncols, &self.rows, &self.cols);
+        let nnz = self.values.len();
         check_len("rows", nnz, rows.len())?;
         check_len("cols", nnz, cols.len())?;
         check_dims::<I>(nrows, ncols, nnz)?;
@@ -107,22 +93,7 @@ impl<T: Scalar, I: Index> Coo<T, I> {
                 ncols,
             });
         }
-        // every invariant listed on `Coo` was checked above
-        Ok(Self {
-            nrows,
-            ncols,
-            rows,
-            cols,
-            values,
-        })
-    }
-
-    /// Whether the arrays are read in place from a memory-mapped `.spb`
-    /// file (opened with the file's own index and value types) rather than
-    /// owned.
-    #[must_use]
-    pub fn is_mapped(&self) -> bool {
-        self.values.is_shared()
+        Ok(self)
     }
 
     /// An empty `nrows x ncols` matrix.
@@ -159,6 +130,7 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         values_mut = &mut values: [T];
         /// Hands the arrays back: `(nrows, ncols, rows, cols, values)`.
         into_parts(nrows: usize, ncols: usize, rows: Vec<I>, cols: Vec<I>, values: Vec<T>);
+        is_mapped;
     }
 
     /// Whether entries are sorted by (row, column) with no duplicates.

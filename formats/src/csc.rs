@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use crate::pattern::assert_spmv_lens;
+use crate::pattern::{assert_spmv_lens, checked_constructors};
 use crate::{Csr, FormatError, Index, Scalar};
 
 /// A sparse matrix in compressed sparse column (CSC) format.
@@ -113,32 +113,26 @@ fn csc_error(e: FormatError) -> FormatError {
 }
 
 impl<T: Scalar, I: Index> Csc<T, I> {
-    /// Builds a CSC matrix after checking every invariant (in parallel for
-    /// large matrices; the checks of [`Csr::try_from_parts`] on the
-    /// transpose, reported in CSC terms).
-    ///
-    /// # Errors
-    /// The first broken invariant: [`FormatError::Length`] (`row_idx`),
-    /// [`FormatError::PointerStart`], [`FormatError::PointerNotMonotone`],
-    /// [`FormatError::PointerEnd`] (all naming `col_ptr`),
-    /// [`FormatError::RowIndexOutOfBounds`], [`FormatError::UnsortedColumn`],
-    /// [`FormatError::DuplicateEntry`], [`FormatError::IndexOverflow`].
-    ///
-    /// ```
-    /// use sparsetool_formats::{Csc, FormatError};
-    /// let err = Csc::<f64, i32>::try_from_parts(3, 1, vec![0, 2], vec![2, 0], vec![1.0; 2]);
-    /// assert_eq!(err, Err(FormatError::UnsortedColumn { col: 0 }));
-    /// let err = Csc::<f64, i32>::try_from_parts(2, 1, vec![0, 1], vec![2], vec![1.0]);
-    /// assert!(matches!(err, Err(FormatError::RowIndexOutOfBounds { col: 0, row: 2, nrows: 2 })));
-    /// ```
-    pub fn try_from_parts(
-        nrows: usize,
-        ncols: usize,
-        col_ptr: Vec<I>,
-        row_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Result<Self, FormatError> {
-        Self::try_from_buffers(nrows, ncols, col_ptr.into(), row_idx.into(), values.into())
+    checked_constructors! {
+        /// Builds a CSC matrix after checking every invariant (in parallel for
+        /// large matrices; the checks of [`Csr::try_from_parts`] on the
+        /// transpose, reported in CSC terms).
+        ///
+        /// # Errors
+        /// The first broken invariant: [`FormatError::Length`] (`row_idx`),
+        /// [`FormatError::PointerStart`], [`FormatError::PointerNotMonotone`],
+        /// [`FormatError::PointerEnd`] (all naming `col_ptr`),
+        /// [`FormatError::RowIndexOutOfBounds`], [`FormatError::UnsortedColumn`],
+        /// [`FormatError::DuplicateEntry`], [`FormatError::IndexOverflow`].
+        ///
+        /// ```
+        /// use sparsetool_formats::{Csc, FormatError};
+        /// let err = Csc::<f64, i32>::try_from_parts(3, 1, vec![0, 2], vec![2, 0], vec![1.0; 2]);
+        /// assert_eq!(err, Err(FormatError::UnsortedColumn { col: 0 }));
+        /// let err = Csc::<f64, i32>::try_from_parts(2, 1, vec![0, 1], vec![2], vec![1.0]);
+        /// assert!(matches!(err, Err(FormatError::RowIndexOutOfBounds { col: 0, row: 2, nrows: 2 })));
+        /// ```
+        try_from_parts(nrows, ncols; col_ptr: I, row_idx: I, values: T);
     }
 
     /// As [`Csc::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
@@ -526,16 +520,12 @@ mod tests {
             let xt: Vec<f64> = (0..nrows).map(|i| 1.0 / (i as f64 + 2.1)).collect();
             let (y_ref, yt_ref) = dense_products(&a, &x, &xt);
             let run = |threads: usize| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap()
-                    .install(|| {
-                        let (mut y, mut yt) = (vec![f64::NAN; nrows], vec![f64::NAN; ncols]);
-                        a.spmv(&x, &mut y);
-                        a.spmv_transpose(&xt, &mut yt);
-                        (y, yt)
-                    })
+                sparsetool_fixtures::support::in_pool(threads, || {
+                    let (mut y, mut yt) = (vec![f64::NAN; nrows], vec![f64::NAN; ncols]);
+                    a.spmv(&x, &mut y);
+                    a.spmv_transpose(&xt, &mut yt);
+                    (y, yt)
+                })
             };
             let (y, yt) = run(3);
             assert_eq!(run(1), (y.clone(), yt.clone()));

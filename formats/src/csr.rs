@@ -2,7 +2,10 @@
 
 use rayon::prelude::*;
 
-use crate::pattern::{accessors, assert_spmv_lens, check_entry_arrays, check_offsets, check_rows};
+use crate::pattern::{
+    accessors, assert_spmv_lens, check_entry_arrays, check_offsets, check_rows,
+    checked_constructors,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in compressed sparse row (CSR) format.
@@ -31,54 +34,32 @@ pub struct Csr<T, I> {
 }
 
 impl<T: Scalar, I: Index> Csr<T, I> {
-    /// Builds a CSR matrix after checking every invariant (in parallel for
-    /// large matrices).
-    ///
-    /// # Errors
-    /// The first broken invariant, e.g. [`FormatError::PointerNotMonotone`],
-    /// [`FormatError::ColumnOutOfBounds`], [`FormatError::UnsortedRow`],
-    /// [`FormatError::DuplicateEntry`].
-    ///
-    /// ```
-    /// use sparsetool_formats::{Csr, FormatError};
-    /// let err = Csr::<f64, i32>::try_from_parts(2, 3, vec![0, 2, 1], vec![0, 1, 2], vec![1.0; 3]);
-    /// assert!(matches!(err, Err(FormatError::PointerNotMonotone { .. })));
-    /// let err = Csr::<f64, i32>::try_from_parts(1, 3, vec![0, 2], vec![2, 1], vec![1.0; 2]);
-    /// assert!(matches!(err, Err(FormatError::UnsortedRow { row: 0 })));
-    /// ```
-    pub fn try_from_parts(
-        nrows: usize,
-        ncols: usize,
-        row_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Result<Self, FormatError> {
-        Self::try_from_buffers(nrows, ncols, row_ptr.into(), col_idx.into(), values.into())
+    checked_constructors! {
+        /// Builds a CSR matrix after checking every invariant (in parallel for
+        /// large matrices).
+        ///
+        /// # Errors
+        /// The first broken invariant, e.g. [`FormatError::PointerNotMonotone`],
+        /// [`FormatError::ColumnOutOfBounds`], [`FormatError::UnsortedRow`],
+        /// [`FormatError::DuplicateEntry`].
+        ///
+        /// ```
+        /// use sparsetool_formats::{Csr, FormatError};
+        /// let err = Csr::<f64, i32>::try_from_parts(2, 3, vec![0, 2, 1], vec![0, 1, 2], vec![1.0; 3]);
+        /// assert!(matches!(err, Err(FormatError::PointerNotMonotone { .. })));
+        /// let err = Csr::<f64, i32>::try_from_parts(1, 3, vec![0, 2], vec![2, 1], vec![1.0; 2]);
+        /// assert!(matches!(err, Err(FormatError::UnsortedRow { row: 0 })));
+        /// ```
+        try_from_parts(nrows, ncols; row_ptr: I, col_idx: I, values: T) => checked;
     }
 
-    /// As [`Csr::try_from_parts`], from [`Buffer`](crate::buffer::Buffer)s:
-    /// owned arrays, or sections of a mapped `.spb` file used in place.
-    ///
-    /// # Errors
-    /// As [`Csr::try_from_parts`].
-    pub fn try_from_buffers(
-        nrows: usize,
-        ncols: usize,
-        row_ptr: crate::buffer::Buffer<I>,
-        col_idx: crate::buffer::Buffer<I>,
-        values: crate::buffer::Buffer<T>,
-    ) -> Result<Self, FormatError> {
-        let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
-        check_offsets("row_ptr", &row_ptr, nrows + 1, nnz)?;
-        check_rows(&row_ptr, &col_idx, ncols)?;
-        // every invariant listed on `Csr` was checked above
-        Ok(Self {
-            nrows,
-            ncols,
-            row_ptr,
-            col_idx,
-            values,
-        })
+    /// `self` if it keeps every invariant listed on [`Csr`], else the first
+    /// broken one.
+    fn checked(self) -> Result<Self, FormatError> {
+        let nnz = check_entry_arrays(self.nrows, self.ncols, &self.col_idx, self.values.len())?;
+        check_offsets("row_ptr", &self.row_ptr, self.nrows + 1, nnz)?;
+        check_rows(&self.row_ptr, &self.col_idx, self.ncols)?;
+        Ok(self)
     }
 
     /// Builds a CSR matrix from buffers without checking.
@@ -99,14 +80,6 @@ impl<T: Scalar, I: Index> Csr<T, I> {
             col_idx,
             values,
         }
-    }
-
-    /// Whether the arrays are read in place from a memory-mapped `.spb`
-    /// file (opened with the file's own index and value types) rather than
-    /// owned.
-    #[must_use]
-    pub fn is_mapped(&self) -> bool {
-        self.values.is_shared()
     }
 
     /// An empty `nrows x ncols` matrix (all rows empty).
@@ -146,6 +119,7 @@ impl<T: Scalar, I: Index> Csr<T, I> {
         values_mut = &mut values: [T];
         /// Hands the arrays back: `(nrows, ncols, row_ptr, col_idx, values)`.
         into_parts(nrows: usize, ncols: usize, row_ptr: Vec<I>, col_idx: Vec<I>, values: Vec<T>);
+        is_mapped;
     }
     /// Number of entries in row `i`.
     #[inline]

@@ -5,7 +5,9 @@ use rayon::prelude::*;
 
 use crate::buffer::Buffer;
 use crate::coo::check_dims;
-use crate::pattern::{accessors, assert_spmv_lens, check_len, check_row_cols, first_error};
+use crate::pattern::{
+    accessors, assert_spmv_lens, check_len, check_row_cols, checked_constructors, first_error,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// Rows handled by one task in the CPU SpMV kernels of the padded formats.
@@ -112,49 +114,35 @@ pub(crate) fn checked_slots<I: Index>(
 }
 
 impl<T: Scalar, I: Index> Ell<T, I> {
-    /// Builds an ELL matrix after checking every invariant (in parallel for
-    /// large matrices).
-    ///
-    /// # Errors
-    /// The first broken invariant (by row): see the list on [`Ell`].
-    ///
-    /// ```
-    /// use sparsetool_formats::{Ell, FormatError};
-    /// // Row 1 claims 3 entries in a width-2 layout.
-    /// let err = Ell::<f64, i32>::try_from_parts(2, 2, 2, vec![1, 3], vec![0, 0, -1, 1], vec![1.0; 4]);
-    /// assert!(matches!(err, Err(FormatError::RowNnzOutOfRange { row: 1, .. })));
-    /// ```
-    pub fn try_from_parts(
-        nrows: usize,
-        ncols: usize,
-        width: usize,
-        row_nnz: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Result<Self, FormatError> {
-        Self::try_from_buffers(
+    checked_constructors! {
+        /// Builds an ELL matrix after checking every invariant (in parallel for
+        /// large matrices).
+        ///
+        /// # Errors
+        /// The first broken invariant (by row): see the list on [`Ell`].
+        ///
+        /// ```
+        /// use sparsetool_formats::{Ell, FormatError};
+        /// // Row 1 claims 3 entries in a width-2 layout.
+        /// let err = Ell::<f64, i32>::try_from_parts(2, 2, 2, vec![1, 3], vec![0, 0, -1, 1], vec![1.0; 4]);
+        /// assert!(matches!(err, Err(FormatError::RowNnzOutOfRange { row: 1, .. })));
+        /// ```
+        try_from_parts(nrows, ncols, width; row_nnz: I, col_idx: I, values: T)
+            => checked(nnz = 0);
+    }
+
+    /// `self` with its `nnz` counted if it keeps every invariant listed on
+    /// [`Ell`], else the first broken one.
+    fn checked(mut self) -> Result<Self, FormatError> {
+        let Self {
             nrows,
             ncols,
             width,
-            row_nnz.into(),
-            col_idx.into(),
-            values.into(),
-        )
-    }
-
-    /// As [`Ell::try_from_parts`], from [`Buffer`]s: owned arrays, or
-    /// sections of a mapped `.spb` file used in place.
-    ///
-    /// # Errors
-    /// As [`Ell::try_from_parts`].
-    pub fn try_from_buffers(
-        nrows: usize,
-        ncols: usize,
-        width: usize,
-        row_nnz: Buffer<I>,
-        col_idx: Buffer<I>,
-        values: Buffer<T>,
-    ) -> Result<Self, FormatError> {
+            ref row_nnz,
+            ref col_idx,
+            ref values,
+            ..
+        } = self;
         check_dims::<I>(nrows, ncols, 0)?;
         let slots = checked_slots::<I>("nrows * width", nrows, width)?;
         check_len("row_nnz", nrows, row_nnz.len())?;
@@ -174,22 +162,13 @@ impl<T: Scalar, I: Index> Ell<T, I> {
                 width,
                 i,
                 nrows,
-                &col_idx,
-                &values,
+                col_idx,
+                values,
                 ncols,
             )
         })?;
-        // Every invariant listed on `Ell` was checked above.
-        let nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
-        Ok(Self {
-            nrows,
-            ncols,
-            width,
-            nnz,
-            row_nnz,
-            col_idx,
-            values,
-        })
+        self.nnz = row_nnz.iter().map(|n| n.to_usize()).sum();
+        Ok(self)
     }
 
     /// Builds an ELL matrix without checking.

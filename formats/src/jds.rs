@@ -7,7 +7,7 @@ use crate::buffer::Buffer;
 use crate::ell::SPMV_CHUNK;
 use crate::pattern::{
     accessors, assert_spmv_lens, check_entry_arrays, check_len, check_offsets, check_permutation,
-    check_row_cols, first_error,
+    check_row_cols, checked_constructors, first_error,
 };
 use crate::{FormatError, Index, Scalar};
 
@@ -70,49 +70,39 @@ fn sorted_lengths<I: Index>(jd_ptr: &[I], nrows: usize) -> Vec<usize> {
 }
 
 impl<T: Scalar, I: Index> Jds<T, I> {
-    /// Builds a JDS matrix after checking every invariant.
-    ///
-    /// # Errors
-    /// The first broken invariant: see the list on [`Jds`].
-    ///
-    /// ```
-    /// use sparsetool_formats::{FormatError, Jds};
-    /// // Seed B with rows 0 and 2 (both of length 2) swapped in `perm`.
-    /// let err = Jds::<f64, i32>::try_from_parts(
-    ///     4, 4, vec![1, 2, 0, 3], vec![0, 4, 7, 8],
-    ///     vec![0, 1, 0, 3, 2, 2, 2, 3], vec![5., 2., 1., 6., 3., 8., 7., 9.],
-    /// );
-    /// assert!(matches!(err, Err(FormatError::RowOrderTie { pos: 2 })));
-    /// ```
-    pub fn try_from_parts(
-        nrows: usize,
-        ncols: usize,
-        perm: Vec<I>,
-        jd_ptr: Vec<I>,
-        col_idx: Vec<I>,
-        values: Vec<T>,
-    ) -> Result<Self, FormatError> {
-        let b = (perm.into(), jd_ptr.into(), col_idx.into(), values.into());
-        Self::try_from_buffers(nrows, ncols, b.0, b.1, b.2, b.3)
+    checked_constructors! {
+        /// Builds a JDS matrix after checking every invariant.
+        ///
+        /// # Errors
+        /// The first broken invariant: see the list on [`Jds`].
+        ///
+        /// ```
+        /// use sparsetool_formats::{FormatError, Jds};
+        /// // Seed B with rows 0 and 2 (both of length 2) swapped in `perm`.
+        /// let err = Jds::<f64, i32>::try_from_parts(
+        ///     4, 4, vec![1, 2, 0, 3], vec![0, 4, 7, 8],
+        ///     vec![0, 1, 0, 3, 2, 2, 2, 3], vec![5., 2., 1., 6., 3., 8., 7., 9.],
+        /// );
+        /// assert!(matches!(err, Err(FormatError::RowOrderTie { pos: 2 })));
+        /// ```
+        try_from_parts(nrows, ncols; perm: I, jd_ptr: I, col_idx: I, values: T) => checked;
     }
 
-    /// As [`Jds::try_from_parts`], from [`Buffer`]s: owned arrays, or
-    /// sections of a mapped `.spb` file used in place.
-    ///
-    /// # Errors
-    /// As [`Jds::try_from_parts`].
-    pub fn try_from_buffers(
-        nrows: usize,
-        ncols: usize,
-        perm: Buffer<I>,
-        jd_ptr: Buffer<I>,
-        col_idx: Buffer<I>,
-        values: Buffer<T>,
-    ) -> Result<Self, FormatError> {
-        let nnz = check_entry_arrays(nrows, ncols, &col_idx, values.len())?;
+    /// `self` if it keeps every invariant listed on [`Jds`], else the first
+    /// broken one.
+    fn checked(self) -> Result<Self, FormatError> {
+        let Self {
+            nrows,
+            ncols,
+            ref perm,
+            ref jd_ptr,
+            ref col_idx,
+            ref values,
+        } = self;
+        let nnz = check_entry_arrays(nrows, ncols, col_idx, values.len())?;
         check_len("perm", nrows, perm.len())?;
-        check_permutation("perm", &perm)?;
-        check_offsets("jd_ptr", &jd_ptr, jd_ptr.len().max(1), nnz)?;
+        check_permutation("perm", perm)?;
+        check_offsets("jd_ptr", jd_ptr, jd_ptr.len().max(1), nnz)?;
         let mut prev_len = nrows;
         for d in 0..jd_ptr.len() - 1 {
             let len = jd_ptr[d + 1].to_usize() - jd_ptr[d].to_usize();
@@ -136,7 +126,7 @@ impl<T: Scalar, I: Index> Jds<T, I> {
             }
             prev_len = len;
         }
-        let lens = sorted_lengths(&jd_ptr, nrows);
+        let lens = sorted_lengths(jd_ptr, nrows);
         if let Some(p) = (1..nrows).find(|&p| lens[p] == lens[p - 1] && perm[p] < perm[p - 1]) {
             return Err(FormatError::RowOrderTie { pos: p });
         }
@@ -144,15 +134,7 @@ impl<T: Scalar, I: Index> Jds<T, I> {
             let cols = (0..lens[p]).map(|d| col_idx[jd_ptr[d].to_usize() + p]);
             check_row_cols(perm[p].to_usize(), cols, ncols)
         })?;
-        // Every invariant listed on `Jds` was checked above.
-        Ok(Self {
-            nrows,
-            ncols,
-            perm,
-            jd_ptr,
-            col_idx,
-            values,
-        })
+        Ok(self)
     }
 
     accessors! {

@@ -2,8 +2,8 @@
 //! permutations. CSR, JDS and SELL validate their pointer arrays with
 //! [`check_offsets`]; JDS and SELL check their row permutations with
 //! [`check_permutation`]. The array-length and per-row column checks that
-//! every format's `try_from_parts` runs live here too, as does the macro
-//! that writes the formats' field accessors.
+//! every format's `try_from_parts` runs live here too, as do the macros
+//! that write the formats' field accessors and checked constructors.
 
 use rayon::prelude::*;
 
@@ -165,6 +165,65 @@ macro_rules! accessors {
     };
 }
 pub(crate) use accessors;
+
+/// Writes the checked constructors of a format type from its dimensions
+/// (`usize`) and arrays (element types), in field order:
+/// - `try_from_parts`, with the doc comments and attributes written before
+///   the item, takes the dimensions and the arrays as `Vec`s and hands
+///   them to `try_from_buffers` as [`Buffer`](crate::buffer::Buffer)s;
+/// - with `=> check`, `try_from_buffers` too: it builds the value from
+///   exactly those fields (plus any `field = value` listed after `check`,
+///   set before `check` runs) and returns `check(value)`, the method that
+///   checks every invariant and returns the value (or the first broken
+///   invariant). A format whose `try_from_buffers` is not built like this
+///   (CSC wraps a CSR; SELL takes its index arrays as one array) writes its
+///   own.
+///
+/// A macro for the reason given on `accessors!`: the format types share
+/// the shape of these constructors, not a type, and their callers want
+/// inherent methods.
+macro_rules! checked_constructors {
+    (
+        $(#[$attr:meta])*
+        try_from_parts($($dim:ident),*; $($arr:ident: $elem:ty),* $(,)?);
+    ) => {
+        $(#[$attr])*
+        pub fn try_from_parts(
+            $($dim: usize,)*
+            $($arr: Vec<$elem>,)*
+        ) -> Result<Self, $crate::FormatError> {
+            Self::try_from_buffers($($dim,)* $($arr.into(),)*)
+        }
+    };
+    (
+        $(#[$attr:meta])*
+        try_from_parts($($dim:ident),*; $($arr:ident: $elem:ty),* $(,)?)
+            => $check:ident $(($($field:ident = $init:expr),*))?;
+    ) => {
+        $crate::pattern::checked_constructors! {
+            $(#[$attr])*
+            try_from_parts($($dim),*; $($arr: $elem),*);
+        }
+
+        /// As [`try_from_parts`](Self::try_from_parts), from
+        /// [`Buffer`](crate::buffer::Buffer)s: owned arrays, or sections of
+        /// a mapped `.spb` file used in place.
+        ///
+        /// # Errors
+        /// As [`try_from_parts`](Self::try_from_parts).
+        pub fn try_from_buffers(
+            $($dim: usize,)*
+            $($arr: $crate::buffer::Buffer<$elem>,)*
+        ) -> Result<Self, $crate::FormatError> {
+            Self::$check(Self {
+                $($dim,)*
+                $($arr,)*
+                $($($field: $init,)*)?
+            })
+        }
+    };
+}
+pub(crate) use checked_constructors;
 
 /// Panics unless `x` has `ncols` entries and `y` has `nrows`: the
 /// precondition of every format's `spmv`.

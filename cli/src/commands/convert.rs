@@ -107,23 +107,42 @@ pub fn run(a: &ConvertArgs) -> anyhow::Result<()> {
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
     // Out of core when the in-memory path would exceed --memory-limit.
-    if crate::commands::ooc::wanted(a, &src, &types, &target)? {
-        return crate::commands::ooc::run(a, &plan, &src, &types, &target, t);
-    }
-    with_types!(
-        types,
-        dtype(a.dtype, &types),
-        run_typed(a, &plan, &src, &target, &mut t)
-    )
+    let ooc = crate::commands::ooc::wanted(a, &src, &types, &target)?;
+    let job = Job {
+        a,
+        plan: &plan,
+        src: &src,
+        target: &target,
+    };
+    with_types!(types, dtype(a.dtype, &types), run_typed(job, ooc, &mut t))
 }
 
-fn run_typed<T: Scalar, I: Index>(
-    a: &ConvertArgs,
-    plan: &Plan,
-    src: &Input,
-    target: &Target,
-    t: &mut Timings,
-) -> anyhow::Result<()> {
+/// One `convert` run with its input open, for either path (in memory or
+/// out of core): the arguments, their plan, the input and the output.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    /// The command line.
+    pub a: &'a ConvertArgs,
+    /// The validated settings.
+    pub plan: &'a Plan,
+    /// The input.
+    pub src: &'a Input,
+    /// Where the result goes.
+    pub target: &'a Target,
+}
+
+/// Runs `job` for one value and index type: out of core where `ooc` (see
+/// [`crate::commands::ooc::wanted`]), else in memory.
+fn run_typed<T: Scalar, I: Index>(job: Job<'_>, ooc: bool, t: &mut Timings) -> anyhow::Result<()> {
+    if ooc {
+        return crate::commands::ooc::run_typed::<T, I>(job, t);
+    }
+    let Job {
+        a,
+        plan,
+        src,
+        target,
+    } = job;
     let (m, comments) = load_with_comments::<T, I>(src, &a.read)?;
     t.phase("read");
     let cannot = || format!("cannot convert {} to {}", src.name(), plan.target);

@@ -15,7 +15,7 @@ use sparsetool_formats::values::escape;
 use sparsetool_formats::{FormatKind, Index, Scalar};
 
 use crate::args::{ConvertArgs, MemoryLimit};
-use crate::commands::convert::{recommended_params, Plan};
+use crate::commands::convert::{recommended_params, Job};
 use crate::dispatch::with_types;
 use crate::io::{container_name, dtype, load_options, print_warnings, Target};
 use crate::output::{Bar, Timings, Unit, Written};
@@ -97,29 +97,15 @@ pub fn wanted(
     Ok(true)
 }
 
-/// Runs the out-of-core conversion ([`wanted`] said yes).
-pub fn run(
-    a: &ConvertArgs,
-    plan: &Plan,
-    src: &Input,
-    types: &Probe,
-    target: &Target,
-    mut t: Timings,
-) -> anyhow::Result<()> {
-    with_types!(
-        *types,
-        dtype(a.dtype, types),
-        run_typed(a, plan, src, target, &mut t)
-    )
-}
-
-fn run_typed<T: Scalar, I: Index>(
-    a: &ConvertArgs,
-    plan: &Plan,
-    src: &Input,
-    target: &Target,
-    t: &mut Timings,
-) -> anyhow::Result<()> {
+/// Runs the out-of-core conversion ([`wanted`] said yes) for one value and
+/// index type.
+pub fn run_typed<T: Scalar, I: Index>(job: Job<'_>, t: &mut Timings) -> anyhow::Result<()> {
+    let Job {
+        a,
+        plan,
+        src,
+        target,
+    } = job;
     let Some(out) = target.path.clone() else {
         bail!("out-of-core conversion writes a file: give -o FILE");
     };

@@ -201,16 +201,22 @@ fn push_comment(s: &mut String, c: &str) {
         if l.trim_start().starts_with(OWN_COMMENT) {
             continue;
         }
-        s.push('%');
-        s.extend(l.chars().map(|ch| {
-            if ch.is_control() && ch != '\t' {
-                '\u{FFFD}'
-            } else {
-                ch
-            }
-        }));
-        s.push('\n');
+        push_line(s, "%", l);
     }
+}
+
+/// `prefix` and `line` as one line, control characters other than tab
+/// replaced by U+FFFD (so that a comment cannot break the file's lines).
+fn push_line(s: &mut String, prefix: &str, line: &str) {
+    s.push_str(prefix);
+    s.extend(line.chars().map(|ch| {
+        if ch.is_control() && ch != '\t' {
+            '\u{FFFD}'
+        } else {
+            ch
+        }
+    }));
+    s.push('\n');
 }
 
 /// Banner, comments and size line.
@@ -233,15 +239,7 @@ fn write_head<W: Write>(
         Some(c) if c.is_empty() => s.push_str("%\n"),
         Some(c) => {
             for l in c.lines() {
-                s.push_str("% ");
-                s.extend(l.chars().map(|ch| {
-                    if ch.is_control() && ch != '\t' {
-                        '\u{FFFD}'
-                    } else {
-                        ch
-                    }
-                }));
-                s.push('\n');
+                push_line(&mut s, "% ", l);
             }
         }
     }

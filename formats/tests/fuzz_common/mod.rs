@@ -226,38 +226,45 @@ pub fn fuzz_npz_values(data: &[u8]) {
     let Ok(cursor) = z.finish() else { return };
     let bytes = cursor.into_inner();
     for lenient in [false, true] {
-        let Ok(mut a) = NpzArchive::from_bytes(bytes.clone(), "fuzz.npz") else {
+        let unwarned = "non-finite value without a warning";
+        if !read_npz_as::<f64, i32>(&bytes, lenient, true, unwarned) {
             return;
-        };
-        a.set_lenient(lenient);
-        match npz::read_matrix::<f64, i32>(&mut a) {
-            Ok(m) => {
-                check_matrix(&m);
-                let finite = finite_values(&m);
-                assert!(finite || lenient, "strict read returned a non-finite value");
-                assert!(
-                    finite || !a.take_warnings().is_empty(),
-                    "non-finite value without a warning"
-                );
-            }
-            Err(e) => one_line(&e),
         }
-        let Ok(mut a) = NpzArchive::from_bytes(bytes.clone(), "fuzz.npz") else {
+        let unwarned = "f32: an infinity without a warning";
+        if !read_npz_as::<f32, i64>(&bytes, lenient, false, unwarned) {
             return;
-        };
-        a.set_lenient(lenient);
-        match npz::read_matrix::<f32, i64>(&mut a) {
-            Ok(m) => {
-                check_matrix(&m);
-                let finite = finite_values(&m);
-                assert!(
-                    finite || !a.take_warnings().is_empty(),
-                    "f32: an infinity without a warning"
-                );
-            }
-            Err(e) => one_line(&e),
         }
     }
+}
+
+/// Reads the archive `bytes` with `T` values and `I` indices, `lenient` or
+/// not: a matrix must pass [`check_matrix`] and hold a non-finite value
+/// only with a warning (`unwarned` is the failure's message) and, where
+/// `finite_when_strict`, only when lenient; an error must be one line.
+/// `false` when `bytes` does not open as an archive.
+fn read_npz_as<T: Scalar, I: Index>(
+    bytes: &[u8],
+    lenient: bool,
+    finite_when_strict: bool,
+    unwarned: &str,
+) -> bool {
+    let Ok(mut a) = NpzArchive::from_bytes(bytes.to_vec(), "fuzz.npz") else {
+        return false;
+    };
+    a.set_lenient(lenient);
+    match npz::read_matrix::<T, I>(&mut a) {
+        Ok(m) => {
+            check_matrix(&m);
+            let finite = finite_values(&m);
+            assert!(
+                finite || lenient || !finite_when_strict,
+                "strict read returned a non-finite value"
+            );
+            assert!(finite || !a.take_warnings().is_empty(), "{unwarned}");
+        }
+        Err(e) => one_line(&e),
+    }
+    true
 }
 
 /// `b` (zero-padded to a multiple of `N` bytes) read as little-endian
