@@ -12,6 +12,10 @@
 //! (`scripts/calibrate.sh` runs exactly this.) The fit sees only the
 //! matrices whose names do not start with a `--holdout` prefix; the report
 //! evaluates the recommendation on the held-out ones and, separately, on all.
+//! `--samples FILE` writes every measured (run, layout, kernel) as CSV: the
+//! terms of the model that kernel is fitted under, the layout's work, the
+//! kernel's time, the layout's best time and whether the run is held out
+//! (`scripts/model-variants.py` refits variants of the model from it).
 //! With `EXPLAIN=prefix,...` in the environment it also prints, on stderr,
 //! every measured layout of the runs whose names start with a prefix, with
 //! its measured time and each model's prediction (to study the misses).
@@ -231,6 +235,8 @@ struct Args {
     /// Other GPUs for the per-GPU table: (label, corpus results, model
     /// output, quick profile).
     gpus: Vec<OtherGpu>,
+    /// Where to write the samples as CSV.
+    samples: Option<PathBuf>,
 }
 
 /// `--gpu LABEL=RESULTS[,model=OUT.json][,quick=QUICK.json]`.
@@ -353,6 +359,60 @@ fn explain(c: &Case, model: &TimeModel) {
     }
 }
 
+/// Every measured (run, layout, kernel) as CSV (see `--samples`).
+fn samples_csv(cases: &[Case], held: &dyn Fn(&Case) -> bool) -> String {
+    use sparsetool_analyze::timing::{model_terms, sample_model};
+    let uneven_rule = CostModel::default();
+    let mut out = format!(
+        "run,matrix,dtype,held_out,nrows,nnz,max_row,layout,excluded,kernel,model,kernel_us,layout_us,\
+         slots,tail,matrix_bytes,vector_bytes,{}\n",
+        TERMS.join(",")
+    );
+    for c in cases {
+        let f = &c.run.features;
+        let st = &f.row_length;
+        // the layouts the recommendation may not pick (see rank_layouts)
+        let uneven = uneven_rule.is_uneven(st.cv, st.mean, st.max);
+        for cand in &f.candidates {
+            let (Some(ks), Some((best, _))) = (
+                c.run.kernels.get(&cand.layout),
+                c.run.best.get(&cand.layout),
+            ) else {
+                continue;
+            };
+            let excluded = uneven
+                && matches!(
+                    cand.layout,
+                    Layout::Ell { .. } | Layout::Sell { sigma: 1, .. }
+                );
+            for (k, us) in ks {
+                let m = sample_model(k, cand);
+                let t = model_terms(m, cand, f);
+                let w = &cand.work;
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{k},{m},{us},{best},{},{},{},{},{}",
+                    c.name,
+                    c.matrix,
+                    c.run.dtype,
+                    u8::from(held(c)),
+                    f.nrows,
+                    f.nnz,
+                    st.max,
+                    cand.layout,
+                    u8::from(excluded),
+                    w.slots,
+                    w.tail,
+                    w.matrix_bytes,
+                    w.vector_bytes,
+                    t.map(|x| x.to_string()).join(",")
+                );
+            }
+        }
+    }
+    out
+}
+
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         results: Vec::new(),
@@ -364,6 +424,7 @@ fn parse_args() -> Result<Args, String> {
         name: None,
         compare: Vec::new(),
         gpus: Vec::new(),
+        samples: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -379,6 +440,7 @@ fn parse_args() -> Result<Args, String> {
             "--report" => a.report = Some(val()?.into()),
             "--name" => a.name = Some(val()?),
             "--gpu" => a.gpus.push(OtherGpu::parse(&val()?)?),
+            "--samples" => a.samples = Some(val()?.into()),
             "--compare" => {
                 let v = val()?;
                 let (label, file) = v.split_once('=').ok_or("--compare takes LABEL=FILE")?;
@@ -438,6 +500,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("wrote {}", p.display());
     }
 
+    if let Some(p) = &args.samples {
+        write_atomic(p, &samples_csv(&cases, &held))?;
+        eprintln!("wrote {}", p.display());
+    }
     if let Ok(prefixes) = std::env::var("EXPLAIN") {
         for c in cases
             .iter()
