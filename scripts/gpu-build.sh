@@ -42,6 +42,11 @@ if [ "${SKIP_CLI:-0}" != 1 ]; then
     cp target/release/sparsetool .device/bin/sparsetool
 fi
 
+# without symbols: the binaries travel with the working tree, under the
+# device tool's 64 MiB limit for everything carried
+for b in sparsetool gpu-tests gpu-unit-tests gpu-dist-tests; do
+    [ -f ".device/bin/$b" ] && { strip ".device/bin/$b" 2>/dev/null || true; }
+done
 ls -la .device/bin
 du -sh .device/bin
 echo "carry: .device/bin   (64 MiB limit for everything carried)"

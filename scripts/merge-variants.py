@@ -12,7 +12,7 @@ time, registers, spills and error:
 
 Each axis can be narrowed by a comma-separated environment variable: ITEMS (8,12,16), WINS (2,4,8; powers of two),
 BLOCKS (4,6,8), WAVES (4,8,16). DEFS adds an axis of named sets of compiler definitions, for a kernel (MERGE_SRC)
-with switches of its own: DEFS='a:-DX=0;b:-DX=1 -DY=2'.
+with switches of its own: DEFS='a:-DX=0;b:-DX=1 -DY=2'. DTYPES (f32,f64) narrows the value types.
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
@@ -25,6 +25,7 @@ SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
 ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '8,12,16'), axis('WINS', '2,4,8'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
+DTYPES = os.environ.get('DTYPES', 'f32,f64').split(',')
 DEFS = [(d.split(':', 1)[0], tuple(d.split(':', 1)[1].split())) for d in os.environ.get('DEFS', '').split(';') if d] or [('', ())]
 
 def timeit(fn, y, zero=True):
@@ -53,7 +54,7 @@ rows = []
 for path in sys.argv[1:]:
     A0 = sp.load_npz(path).tocsr()
     n, nnz = A0.shape[0], A0.nnz
-    for dt, t in ((np.float32, 'f32'), (np.float64, 'f64')):
+    for dt, t in [(d, t) for d, t in ((np.float32, 'f32'), (np.float64, 'f64')) if t in DTYPES]:
         A = A0.astype(dt)
         indptr = cp.asarray(A.indptr.astype(np.int32)); indices = cp.asarray(A.indices.astype(np.int32))
         data = cp.asarray(A.data); x = cp.asarray(np.random.default_rng(1).random(A.shape[1]).astype(dt))

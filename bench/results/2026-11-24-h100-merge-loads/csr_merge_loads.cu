@@ -85,6 +85,9 @@
 #ifndef MP_XLD
 #define MP_XLD 0
 #endif
+#ifndef MP_PIN
+#define MP_PIN 0.25
+#endif
 #ifndef MP_SLD
 #define MP_SLD 0
 #endif
@@ -93,6 +96,12 @@ template <typename T> __device__ __forceinline__ T sld(const T* __restrict__ p) 
 #define XLD(T, R, C)                                                                        \
     __device__ __forceinline__ T xld(const T* __restrict__ p) {                             \
         if (MP_XLD == 1) { R v; asm volatile("ld.global.nc.L1::no_allocate." #C " %0, [%1];" : "=" CONS_##C(v) : "l"(p)); return v; } \
+        if (MP_XLD == 3) { R v; asm("ld.global.nc.L1::no_allocate." #C " %0, [%1];" : "=" CONS_##C(v) : "l"(p)); return v; } \
+        if (MP_XLD == 2) {                                                                  \
+            unsigned long long pol;                                                         \
+            asm("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, " SPMV_STR(MP_PIN) ";" : "=l"(pol)); \
+            R v; asm("ld.global.nc.L2::cache_hint." #C " %0, [%1], %2;" : "=" CONS_##C(v) : "l"(p), "l"(pol)); return v; \
+        }                                                                                   \
         return __ldg(p);                                                                    \
     }                                                                                       \
     __device__ __forceinline__ T sld(const T* __restrict__ p) {                             \
