@@ -101,10 +101,9 @@ __device__ __forceinline__ T ld(const T* __restrict__ p) {
     return __ldg(p);
 }
 
-// ld_pinned: the x gather of the COO kernels (coo.cu, also HYB's tail) and
-// of csr-merge (csr_merge.cu). In f64 a fraction X_PIN_FRACTION of x's L2
-// lines (the hardware picks which, by address) get the evict-last priority,
-// the rest keep theirs. An f64 x of
+// ld_pinned: the x gather of the COO kernels (coo.cu, also HYB's tail). In
+// f64 a fraction X_PIN_FRACTION of x's L2 lines (the hardware picks which,
+// by address) get the evict-last priority, the rest keep theirs. An f64 x of
 // a large matrix (48 MB for 6M columns) does not fit the 50 MB L2 next to the
 // matrix stream, and a random gather over all of it thrashes: L2 hit rate
 // 26-28 % on the power-law matrix (ncu, bench/results/...-run8/ncu). Holding
@@ -126,15 +125,11 @@ __device__ __forceinline__ T ld_pinned(const T* __restrict__ p) {
 }
 template <>
 __device__ __forceinline__ double ld_pinned<double>(const double* __restrict__ p) {
-    // Not `volatile`: the compiler may batch and reorder these loads like
-    // __ldg's (a read-only gather). With `volatile`, pinning csr-merge's
-    // gathers made it 4-10 % slower; without, 1.5-2 % faster (f64 power
-    // laws, bench/results/2026-11-24-h100-merge-pin).
     unsigned long long pol;
-    asm("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, "
-        SPMV_STR(X_PIN_FRACTION) ";" : "=l"(pol));
+    asm volatile("createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %0, "
+                 SPMV_STR(X_PIN_FRACTION) ";" : "=l"(pol));
     double v;
-    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+    asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
     return v;
 }
 // Streaming loads for the matrix arrays (read once): evict-first, so that the

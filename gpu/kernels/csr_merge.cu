@@ -182,7 +182,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 #pragma unroll
             for (int m = 0; m < ITEMS; ++m) {
                 const int j = lane + 32 * m;
-                if (j < tl) acc += ldcs(vals + ye + j) * ld_pinned(x + ldcs(col_idx + ye + j));
+                if (j < tl) acc += ldcs(vals + ye + j) * ld(x + ldcs(col_idx + ye + j));
             }
             carry += subwarp_sum<32>(acc);
             ye += tl;
@@ -195,7 +195,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
         for (int m = 0; m < ITEMS; ++m) {
             const int j = lane + 32 * m;
             if (j < tile_entries) {
-                s_prod[j] = ldcs(vals + ye + j) * ld_pinned(x + ldcs(col_idx + ye + j));
+                s_prod[j] = ldcs(vals + ye + j) * ld(x + ldcs(col_idx + ye + j));
             }
         }
         __syncwarp();
