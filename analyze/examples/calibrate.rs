@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use sparsetool_analyze::recommend::{rank_layouts, CostModel};
+use sparsetool_analyze::recommend::{rank_layouts, ruled_out, CostModel};
 use sparsetool_analyze::timing::{fit, load_sweep_dir, Sample, SweepRun, TimeModel, TERMS};
 use sparsetool_formats::{FormatKind, Layout};
 
@@ -362,7 +362,7 @@ fn explain(c: &Case, model: &TimeModel) {
 /// Every measured (run, layout, kernel) as CSV (see `--samples`).
 fn samples_csv(cases: &[Case], held: &dyn Fn(&Case) -> bool) -> String {
     use sparsetool_analyze::timing::{model_terms, sample_model};
-    let uneven_rule = CostModel::default();
+    let rules = CostModel::default();
     let mut out = format!(
         "run,matrix,dtype,held_out,nrows,nnz,max_row,layout,excluded,kernel,model,kernel_us,layout_us,\
          slots,tail,matrix_bytes,vector_bytes,{}\n",
@@ -370,9 +370,6 @@ fn samples_csv(cases: &[Case], held: &dyn Fn(&Case) -> bool) -> String {
     );
     for c in cases {
         let f = &c.run.features;
-        let st = &f.row_length;
-        // the layouts the recommendation may not pick (see rank_layouts)
-        let uneven = uneven_rule.is_uneven(st.cv, st.mean, st.max);
         for cand in &f.candidates {
             let (Some(ks), Some((best, _))) = (
                 c.run.kernels.get(&cand.layout),
@@ -380,11 +377,7 @@ fn samples_csv(cases: &[Case], held: &dyn Fn(&Case) -> bool) -> String {
             ) else {
                 continue;
             };
-            let excluded = uneven
-                && matches!(
-                    cand.layout,
-                    Layout::Ell { .. } | Layout::Sell { sigma: 1, .. }
-                );
+            let excluded = ruled_out(f, &rules, cand.layout);
             for (k, us) in ks {
                 let m = sample_model(k, cand);
                 let t = model_terms(m, cand, f);
@@ -398,7 +391,7 @@ fn samples_csv(cases: &[Case], held: &dyn Fn(&Case) -> bool) -> String {
                     u8::from(held(c)),
                     f.nrows,
                     f.nnz,
-                    st.max,
+                    f.row_length.max,
                     cand.layout,
                     u8::from(excluded),
                     w.slots,

@@ -54,17 +54,22 @@ pub fn short(x: f64) -> String {
     }
 }
 
+/// Whether the recommendation rules `layout` out for this matrix whatever
+/// its prediction: ELL and unsorted SELL when the rows are uneven (see
+/// [`CostModel::is_uneven`]), since both pad every short row of a slice to
+/// its longest.
+#[must_use]
+pub fn ruled_out(f: &Features, model: &CostModel, layout: Layout) -> bool {
+    let st = &f.row_length;
+    matches!(layout, Layout::Ell { .. } | Layout::Sell { sigma: 1, .. })
+        && model.is_uneven(st.cv, st.mean, st.max)
+}
+
 /// Candidate layouts ranked by predicted time, fastest first (indices into
-/// `f.candidates`, microseconds). Uneven rows (see [`CostModel::is_uneven`])
-/// rule out ELL and unsorted SELL whatever the prediction: both pad every
-/// short row of a slice to its longest.
+/// `f.candidates`, microseconds), less those [`ruled_out`].
 #[must_use]
 pub fn rank_layouts(f: &Features, time: &TimeModel, model: &CostModel) -> Vec<(usize, f64)> {
-    let st = &f.row_length;
-    let uneven = model.is_uneven(st.cv, st.mean, st.max);
-    time.rank(f, |c| {
-        !(uneven && matches!(c.layout, Layout::Ell { .. } | Layout::Sell { sigma: 1, .. }))
-    })
+    time.rank(f, |c| !ruled_out(f, model, c.layout))
 }
 
 fn layout_words(c: &Candidate) -> String {
