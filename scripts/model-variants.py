@@ -7,8 +7,11 @@ Input: the samples CSV of the `calibrate` example (every measured run x layout x
     python3 scripts/model-variants.py h100.csv [h200.csv ...]
 
 Variants (each fitted like timing::fit: relative least squares, non-negative constants, layouts within 3x of a
-run's fastest, on the training runs only):
+run's fastest, one scale per run held near 1, on the training runs only):
 - format: one model per format, cuSPARSE's sliced ELL apart (what ships; its held-out score must match the report);
+- no-run-scale: the same without the run scales (every run's scale 1, as timing::fit did before 2026-11-24);
+- csr-unshared: CSR's serial term the longest row up to 1024, not shared by the vector kernel's lanes (as before
+  2026-11-24); before-11-24: both, the model as it shipped before;
 - own-vs-cusparse: every cuSPARSE kernel (CSR ALG1/ALG2, COO ALG1/ALG2, sliced ELL) a model of its own, our
   kernels one model per format;
 - kernel: every kernel a model of its own (the csr-vector lane variants as one);
@@ -33,7 +36,7 @@ def load(path):
         r['t'] = np.array([float(r[k]) for k in TERMS])
         for k in ('kernel_us', 'layout_us'):
             r[k] = float(r[k])
-        for k in ('held_out', 'excluded', 'nrows', 'slots', 'tail', 'matrix_bytes', 'vector_bytes'):
+        for k in ('held_out', 'excluded', 'nrows', 'nnz', 'max_row', 'slots', 'tail', 'matrix_bytes', 'vector_bytes'):
             r[k] = int(r[k])
     fastest = defaultdict(lambda: math.inf)
     for r in rows:
@@ -61,15 +64,59 @@ def grouped(rows, group):
     return list(best.values())
 
 
-def fit(samples):
+RUN_SCALE_PRIOR = 1.0  # timing::RUN_SCALE_PRIOR
+
+
+def nnls_gram(g, h):
+    """Non-negative least squares from the normal equations (g = A'A, h = A'1)."""
+    x = np.zeros(len(h))
+    use = np.diag(g) > 0
+    if use.any():
+        gu = g[np.ix_(use, use)] + 1e-12 * np.trace(g) * np.eye(use.sum())
+        r = np.linalg.cholesky(gu).T  # gu = r'r
+        x[use] = nnls(r, np.linalg.solve(r.T, h[use]), maxiter=1000)[0]
+    return x
+
+
+def fit(samples, scaled=True):
+    """timing::fit: relative least squares, non-negative constants, layouts within 3x of a run's fastest; with
+    `scaled`, one scale per run (its matrix x dtype) held near 1 by RUN_SCALE_PRIOR, alternated to convergence."""
+    v = [s for s in samples if s['us'] <= 3 * s['fastest']]
+    runs = sorted({s['run'] for s in v})
+    ri = {r: i for i, r in enumerate(runs)}
     by = defaultdict(list)
+    for s in v:
+        by[s['m']].append(s)
+    arrays = {m: (np.array([s['t'] for s in ss]), np.array([s['us'] for s in ss]),
+                  np.array([ri[s['run']] for s in ss])) for m, ss in by.items()}
+    scale = np.ones(len(runs))
+    for _ in range(20000 if scaled else 1):
+        out = {}
+        for m, (t, us, run) in arrays.items():
+            a = t * (scale[run] / us)[:, None]
+            out[m] = nnls_gram(a.T @ a, a.sum(axis=0))
+        num = np.full(len(runs), RUN_SCALE_PRIOR)
+        den = np.full(len(runs), RUN_SCALE_PRIOR)
+        for m, (t, us, run) in arrays.items():
+            q = t @ out[m] / us
+            np.add.at(num, run, q)
+            np.add.at(den, run, q * q)
+        new = num / den
+        moved = np.max(np.abs(new / scale - 1))
+        scale = new
+        if moved <= 1e-10:
+            break
+    return out
+
+
+def unshared_csr_serial(samples):
+    """The CSR serial term before 2026-11-24: the longest row up to 1024, not shared by the vector kernel's lanes."""
+    out = []
     for s in samples:
-        if s['us'] <= 3 * s['fastest']:
-            by[s['m']].append(s)
-    out = {}
-    for m, v in by.items():
-        a = np.array([s['t'] / s['us'] for s in v])
-        out[m] = nnls(a, np.ones(len(v)), maxiter=20 * a.shape[1] + 1000)[0]
+        if s['m'] == 'csr':
+            s = dict(s, t=s['t'].copy())
+            s['t'][2] = min(s['max_row'], 1024) / 1e3
+        out.append(s)
     return out
 
 
@@ -85,9 +132,9 @@ def hyb_parts(s):
     return ell, coo
 
 
-def predictor(train, composed):
+def predictor(train, composed, scaled=True):
     if not composed:
-        c = fit(train)
+        c = fit(train, scaled)
         return lambda s: c[s['m']] @ s['t'] if s['m'] in c else math.inf
     c = fit([s for s in train if s['m'] != 'hyb'])
     base = lambda s: c['ell'] @ hyb_parts(s)[0] + (c['coo'] @ hyb_parts(s)[1] if s['tail'] > 0 else 0)
@@ -129,17 +176,22 @@ for path in sys.argv[1:]:
     rows = load(path)
     print(f'{path}: {len({r["run"] for r in rows})} runs; held out / every matrix left out of its own fit '
           '(within 10 %, geometric mean, worst)')
-    for name, group, composed in [('format', GROUPS['format'], False),
-                                  ('own-vs-cusparse', GROUPS['own-vs-cusparse'], False),
-                                  ('kernel', GROUPS['kernel'], False),
-                                  ('hyb-composed', GROUPS['format'], True)]:
-        samples = grouped(rows, group)
+    same = lambda v: v
+    for name, group, composed, scaled, change in [
+            ('format', GROUPS['format'], False, True, same),
+            ('no-run-scale', GROUPS['format'], False, False, same),
+            ('csr-unshared', GROUPS['format'], False, True, unshared_csr_serial),
+            ('before-11-24', GROUPS['format'], False, False, unshared_csr_serial),
+            ('own-vs-cusparse', GROUPS['own-vs-cusparse'], False, True, same),
+            ('kernel', GROUPS['kernel'], False, True, same),
+            ('hyb-composed', GROUPS['format'], True, True, same)]:
+        samples = change(grouped(rows, group))
         held = slowdowns([s for s in samples if s['held_out']],
-                         predictor([s for s in samples if not s['held_out']], composed))
+                         predictor([s for s in samples if not s['held_out']], composed, scaled))
         misses = sorted(f'{run} {lay} {x:.2f}x' for run, (x, lay) in held.items() if x > 1.1)
         loo = []
         for matrix in sorted({s['matrix'] for s in samples}):
-            p = predictor([s for s in samples if s['matrix'] != matrix], composed)
+            p = predictor([s for s in samples if s['matrix'] != matrix], composed, scaled)
             loo += [x for x, _ in slowdowns([s for s in samples if s['matrix'] == matrix], p).values()]
         print(f'  {name:16s} held out {summary([x for x, _ in held.values()])} ({len(held)})   '
               f'left out {summary(loo)} ({len(loo)})   misses: {", ".join(misses)}')

@@ -58,8 +58,9 @@ fn load_dir(dir: &Path) -> Result<Vec<Case>, Box<dyn std::error::Error>> {
         .collect())
 }
 
-fn samples(cases: &[&Case]) -> Vec<Sample> {
-    cases.iter().flat_map(|c| c.run.samples()).collect()
+/// Each case's samples, one run apiece (see [`fit`]).
+fn samples(cases: &[&Case]) -> Vec<Vec<Sample>> {
+    cases.iter().map(|c| c.run.samples()).collect()
 }
 
 /// The recommendation's measured outcome on one case.
@@ -535,8 +536,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          - **Model** (`sparsetool_analyze::timing`): per format, `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
          c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50)` µs, with MB the bytes of the minimum-bytes model \
          (the last term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
-         run of entries one thread walks (for CSR capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
-         load-balanced kernels take over; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
+         run of entries one thread walks (for CSR the longest row capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
+         load-balanced kernels take over, and shared by the lanes its vector kernel gives a row, `timing::csr_vector_lanes`: \
+         a power of two from the mean row length, 2 to 32; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
          training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
@@ -547,7 +549,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          cuSPARSE's sliced ELL (`cusparse-sell`, which runs the layout `sell-32-1`) has constants of its own, \
          fitted on its times alone, and a layout's prediction is the smallest of the models that run it. \
          Fitted by relative least squares with non-negative constants on the training \
-         runs only, on the layouts within 3x of each run's fastest (the competitive region). The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
+         runs only, on the layouts within 3x of each run's fastest (the competitive region), with one free scale per run \
+         (matrix x dtype) that multiplies all of its layouts' predictions, held near 1 by a prior (`timing::RUN_SCALE_PRIOR`): \
+         it takes up what moves every layout of a matrix alike and no term measures, chiefly how often the `x` gathers hit the \
+         cache (the H100 corpus' scales run from 0.30 for a 2D stencil to 1.8 for uniform random columns), which would \
+         otherwise bend the constants that decide the ranking. Predictions are for a scale of 1; the profile records the \
+         10th and 90th percentiles of its runs' scales (`spread`) and `analyze` prints them under its predictions. The recommendation is the layout with the lowest prediction; uneven rows (cv > 0.5 or \
          longest > 4x mean) exclude ELL and unsorted SELL.\n\
          - **`analyze --measure`** times the best-ranked layout of each of the first 3 formats of the ranking and \
          reports the fastest: its row below is that choice replayed on these measurements.\n\

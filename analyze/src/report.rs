@@ -398,6 +398,13 @@ pub fn render_text(r: &AnalyzeReport, name: &str) -> String {
             .map(|(f, t)| format!("{} {t:.1}", f.to_uppercase()))
             .collect();
         let _ = writeln!(out, "  predicted µs per SpMV: {}", cells.join(", "));
+        if let Some([lo, hi]) = r.profile.model.spread {
+            let _ = writeln!(
+                out,
+                "  (80 % of the matrices the profile was fitted on ran {lo:.2}-{hi:.2}x their predictions, \
+                 by how their x gathers hit the cache, which moves every layout alike)"
+            );
+        }
     }
     let _ = writeln!(out, "  {}", r.profile.sentence());
     out

@@ -35,7 +35,7 @@ fn shipped_calibration_is_the_fit_of_the_kept_results() {
             continue;
         }
         runs += 1;
-        samples.extend(run.samples());
+        samples.push(run.samples());
     }
     assert!(runs >= 40, "only {runs} training runs found in {dir}");
     let refit = fit(&samples, &shipped.device, &shipped.fitted_on);

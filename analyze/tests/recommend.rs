@@ -53,7 +53,9 @@ fn laplacian_2d_layouts_use_width_5() {
         match rec.format.as_str() {
             "ell" => assert_eq!(rec.params["ell_width"], 5),
             "hyb" => assert_eq!(rec.params["hyb_width"], 5),
-            "sell" => assert_eq!(r.formats.sell.slots / (32 * r.formats.sell.slices), 5),
+            // no slice wider than the longest row (sorted slices of
+            // boundary rows are narrower)
+            "sell" => assert!(r.formats.sell.slots <= 5 * 32 * r.formats.sell.slices),
             "csr" | "jds" => {}
             f => panic!("n {n}: {f}: {}", rec.reason),
         }

@@ -330,7 +330,7 @@ pub fn calibrate(
         }
         each(m, i + 1, matrices.len());
     }
-    let samples: Vec<Sample> = timed.iter().flat_map(|t| t.1.samples()).collect();
+    let samples: Vec<Vec<Sample>> = timed.iter().map(|t| t.1.samples()).collect();
     let info = ctx.device_info();
     let mut profile = fit(
         &samples,

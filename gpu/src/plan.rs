@@ -21,7 +21,7 @@ pub fn coo_items(value_bytes: usize) -> usize {
 
 // The cap of one thread's walk is part of the time model (its serial
 // term), so it lives there; the kernels' plans use the same function.
-pub use sparsetool_analyze::timing::{long_row_cap, LONG_ROW_MIN};
+pub use sparsetool_analyze::timing::{csr_vector_lanes, long_row_cap, LONG_ROW_MIN};
 
 /// The tail items of the JDS kernel (`spmv_jds_<t>_tail`): chunk `c >= 1`
 /// covers diagonals `[c * cap, (c + 1) * cap)` and has one thread per row
@@ -88,19 +88,6 @@ pub fn dims_for_threads(threads: u64, block: u32) -> Option<LaunchDims> {
     let grid = threads.div_ceil(u64::from(block));
     let grid = u32::try_from(grid).ok().filter(|&g| g <= i32::MAX as u32)?;
     Some(LaunchDims { grid, block })
-}
-
-/// Sub-warp width (lanes per row) of the CSR vector kernel for a mean row
-/// length: the power of two at or above the mean, between 2 and 32. A row of
-/// 5 entries gets 8 lanes (one load each, 3 idle), a row of 27 gets 32; rows
-/// averaging 1 entry still get 2 lanes (the smallest shuffle width that pays).
-#[must_use]
-pub fn csr_vector_lanes(nrows: usize, nnz: usize) -> u32 {
-    if nrows == 0 {
-        return 2;
-    }
-    let mean = nnz.div_ceil(nrows).max(1);
-    (mean.next_power_of_two() as u32).clamp(2, 32)
 }
 
 /// Sub-warp width of the binned CSR kernel for a row of `len` entries: each
