@@ -19,8 +19,9 @@ pub fn coo_items(value_bytes: usize) -> usize {
     }
 }
 
-// The cap of one thread's walk is part of the time model (its serial
-// term), so it lives there; the kernels' plans use the same function.
+// The cap of one thread's walk and the CSR vector kernel's lanes are part
+// of the time model (its serial term), so they live there; the kernels'
+// plans use the same functions.
 pub use sparsetool_analyze::timing::{csr_vector_lanes, long_row_cap, LONG_ROW_MIN};
 
 /// The tail items of the JDS kernel (`spmv_jds_<t>_tail`): chunk `c >= 1`
