@@ -8,10 +8,12 @@ Input: the samples CSV of the `calibrate` example (every measured run x layout x
 
 Variants (each fitted like timing::fit: relative least squares, non-negative constants, layouts within 3x of a
 run's fastest, one scale per run held near 1, on the training runs only):
-- format: one model per format, cuSPARSE's sliced ELL apart (what ships; its held-out score must match the report);
+- format: one model per format, cuSPARSE's sliced ELL and CSR's row-per-sub-warp kernels (csr-vector) apart (what
+  ships; its held-out score must match the report);
 - no-run-scale: the same without the run scales (every run's scale 1, as timing::fit did before 2026-11-24);
-- csr-unshared: CSR's serial term the longest row up to 1024, not shared by the vector kernel's lanes (as before
-  2026-11-24); before-11-24: both, the model as it shipped before;
+- csr-one-model: one model for every CSR kernel, its serial term capped at 1024 (as shipped until the split);
+- csr-unshared: that, with CSR's serial term the longest row up to 1024, not shared by the vector kernel's lanes
+  (as before 2026-11-24); before-11-24: that without the run scales, the model as it shipped before;
 - own-vs-cusparse: every cuSPARSE kernel (CSR ALG1/ALG2, COO ALG1/ALG2, sliced ELL) a model of its own, our
   kernels one model per format;
 - kernel: every kernel a model of its own (the csr-vector lane variants as one);
@@ -109,15 +111,28 @@ def fit(samples, scaled=True):
     return out
 
 
-def unshared_csr_serial(samples):
-    """The CSR serial term before 2026-11-24: the longest row up to 1024, not shared by the vector kernel's lanes."""
-    out = []
-    for s in samples:
-        if s['m'] == 'csr':
-            s = dict(s, t=s['t'].copy())
-            s['t'][2] = min(s['max_row'], 1024) / 1e3
-        out.append(s)
-    return out
+def csr_vector_lanes(nrows, nnz):
+    """timing::csr_vector_lanes: the power of two at or above the mean row length, 2 to 32."""
+    mean = max(-(-nnz // max(nrows, 1)), 1)
+    return max(min(1 << (mean - 1).bit_length(), 32), 2)
+
+
+ONE_CSR = lambda r: 'csr' if r['model'] == 'csr-vector' else r['model']  # one model for every CSR kernel
+
+
+def one_csr(shared=True):
+    """The serial term of ONE_CSR's csr model: the longest row up to 1024, over the vector kernel's lanes when
+    `shared` (before 2026-11-24: not)."""
+    def change(samples):
+        out = []
+        for s in samples:
+            if s['m'] == 'csr':
+                s = dict(s, t=s['t'].copy())
+                lanes = csr_vector_lanes(s['nrows'], s['nnz']) if shared else 1
+                s['t'][2] = -(-min(s['max_row'], 1024) // lanes) / 1e3
+            out.append(s)
+        return out
+    return change
 
 
 def hyb_parts(s):
@@ -180,8 +195,9 @@ for path in sys.argv[1:]:
     for name, group, composed, scaled, change in [
             ('format', GROUPS['format'], False, True, same),
             ('no-run-scale', GROUPS['format'], False, False, same),
-            ('csr-unshared', GROUPS['format'], False, True, unshared_csr_serial),
-            ('before-11-24', GROUPS['format'], False, False, unshared_csr_serial),
+            ('csr-one-model', ONE_CSR, False, True, one_csr()),
+            ('csr-unshared', ONE_CSR, False, True, one_csr(False)),
+            ('before-11-24', ONE_CSR, False, False, one_csr(False)),
             ('own-vs-cusparse', GROUPS['own-vs-cusparse'], False, True, same),
             ('kernel', GROUPS['kernel'], False, True, same),
             ('hyb-composed', GROUPS['format'], True, True, same)]:

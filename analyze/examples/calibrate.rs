@@ -533,21 +533,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          - **Time of a layout** = its fastest kernel. **Oracle** = the fastest layout measured. **Slowdown** of \
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
-         - **Model** (`sparsetool_analyze::timing`): per format, `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
+         - **Model** (`sparsetool_analyze::timing`): per format (CSR: two, below), `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
          c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50)` µs, with MB the bytes of the minimum-bytes model \
          (the last term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
-         run of entries one thread walks (for CSR the longest row capped at `CSR_SERIAL_CAP` = 1024 entries, where its \
-         load-balanced kernels take over, and shared by the lanes its vector kernel gives a row, `timing::csr_vector_lanes`: \
-         a power of two from the mean row length, 2 to 32; the cap was chosen among 64, 256, 1024, 4096 and none by the share of \
-         training runs within 10 %, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
+         run of entries one thread walks (for CSR the longest row shared by the lanes its vector kernel gives a row, \
+         `timing::csr_vector_lanes`: a power of two from the mean row length, 2 to 32; capped at `CSR_SERIAL_CAP` = 1024 \
+         entries for the load-balanced kernels, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
          row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
          `scrambled` the entries whose warp of 32 rows, after the global (stable) sort by length of JDS and fully \
          sorted SELL, came from more than 64 original rows (`Features::sort_scatter`): the sort scatters the `x` \
          gathers of neighbouring threads (windowed SELL and equal rows keep their order). \
-         cuSPARSE's sliced ELL (`cusparse-sell`, which runs the layout `sell-32-1`) has constants of its own, \
-         fitted on its times alone, and a layout's prediction is the smallest of the models that run it. \
+         Two kinds of kernel have constants of their own, fitted on their times alone: cuSPARSE's sliced ELL \
+         (`cusparse-sell`, which runs the layout `sell-32-1`), and CSR's kernels that give a row one thread or one \
+         sub-warp (`csr-vector`: `csr-scalar`, `csr-vector`, `csr-vector-l2` to `-l32`; cheap to launch, slowed by the \
+         longest row), apart from its load-balanced kernels (`csr`: `csr-merge`, `csr-balanced`, `csr-binned`, cuSPARSE \
+         ALG1 and ALG2; a higher fixed cost, the longest row capped). A layout's prediction is the smallest of the \
+         models that run it. \
          Fitted by relative least squares with non-negative constants on the training \
          runs only, on the layouts within 3x of each run's fastest (the competitive region), with one free scale per run \
          (matrix x dtype) that multiplies all of its layouts' predictions, held near 1 by a prior (`timing::RUN_SCALE_PRIOR`): \

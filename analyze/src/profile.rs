@@ -494,22 +494,25 @@ mod tests {
     fn invalid_profiles_are_refused() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("p.json");
-        let mut m = shipped()[0].clone();
-        m.models.remove("jds");
-        std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
-        let e = load(&p).unwrap_err().to_string();
-        assert!(
-            e.contains("p.json") && e.contains("no constants for jds"),
-            "{e}"
-        );
-        // cuSPARSE's sliced ELL runs only sell-32-1: it does not stand in
-        // for the format
-        let mut m = shipped()[0].clone();
-        m.models.remove("sell");
-        assert!(m.models.contains_key("cusparse-sell"));
-        std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
-        let e = load(&p).unwrap_err().to_string();
-        assert!(e.contains("no constants for sell"), "{e}");
+        // a format without constants is refused, and neither cuSPARSE's
+        // sliced ELL (it runs only sell-32-1) nor CSR's row-per-sub-warp
+        // kernels (they do not stand for the load-balanced ones) stand in
+        // for their format
+        for (format, stand_in) in [
+            ("jds", None),
+            ("sell", Some("cusparse-sell")),
+            ("csr", Some("csr-vector")),
+        ] {
+            let mut m = shipped()[0].clone();
+            m.models.remove(format);
+            assert!(stand_in.is_none_or(|k| m.models.contains_key(k)));
+            std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();
+            let e = load(&p).unwrap_err().to_string();
+            assert!(
+                e.contains("p.json") && e.contains(&format!("no constants for {format}")),
+                "{e}"
+            );
+        }
         let mut m = shipped()[0].clone();
         m.models.get_mut("csr").unwrap()[1] = -1.0;
         std::fs::write(&p, serde_json::to_string(&m).unwrap()).unwrap();

@@ -12,8 +12,9 @@
 //!   arrays with their padding, `x` read once, `y` written once), in 1e6 bytes;
 //! - `serial`: the longest run of entries one thread walks in a
 //!   thread-per-row kernel (the longest row for ELL; for CSR the longest
-//!   row up to [`CSR_SERIAL_CAP`] shared by the lanes its vector kernel
-//!   gives a row, [`csr_vector_lanes`]; the ELL width for HYB, 0 for COO; for JDS
+//!   row shared by the lanes its vector kernel gives a row,
+//!   [`csr_vector_lanes`], up to [`CSR_SERIAL_CAP`] for the load-balanced
+//!   kernels; the ELL width for HYB, 0 for COO; for JDS
 //!   and SELL the longest row up to [`long_row_cap`], plus up to as much
 //!   again in their tail launch): the critical path of a skewed matrix;
 //! - `tail`: entries of HYB's COO part; `tail_serial`: the longest row's
@@ -50,10 +51,12 @@
 //!
 //! A layout's time is that of its fastest kernel, cuSPARSE included. Most
 //! formats have one set of constants for all their kernels (fitted on the
-//! best of them); a kernel of [`OWN_MODELS`] has constants of its own
-//! (cuSPARSE's sliced ELL runs the unsorted SELL layout with C = 32 at its
-//! own, lower costs), and the prediction of a layout is the smallest of the
-//! models that run it ([`model_runs`]).
+//! best of them); a kernel or family of [`OWN_MODELS`] has constants of its
+//! own (cuSPARSE's sliced ELL runs the unsorted SELL layout with C = 32 at
+//! its own, lower costs; CSR's row-per-sub-warp kernels launch cheaply but
+//! follow the longest row, its load-balanced ones do not), and the
+//! prediction of a layout is the smallest of the models that run it
+//! ([`model_runs`]).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -154,13 +157,33 @@ fn scrambled(layout: Layout, f: &Features) -> f64 {
 
 /// The terms of layout `c` as `model` runs it: [`terms`], except that
 /// cuSPARSE's sliced ELL has no long-row tail (one thread walks a whole
-/// row).
+/// row), and that CSR's row-per-thread and row-per-sub-warp kernels
+/// (`csr-vector`) walk the whole longest row with the lanes they give it,
+/// uncapped (only the load-balanced kernels of the `csr` model stop
+/// following it, see [`CSR_SERIAL_CAP`]).
+///
+/// ```
+/// use sparsetool_analyze::{Features, RowLengths};
+/// use sparsetool_analyze::timing::{model_terms, terms};
+/// // one row of 4000 entries among 1000 of 4: mean 8 -> 8 lanes
+/// let mut rows = vec![4u32; 1000];
+/// rows.push(4000);
+/// let rl = RowLengths { nrows: 1001, ncols: 4000, rows: rows.into(), cols: vec![2; 4000].into() };
+/// let f = Features::new(&rl, 8);
+/// let csr = &f.candidates[0];
+/// assert_eq!(model_terms("csr-vector", csr, &f)[2], 500.0 / 1e3); // 4000 / 8
+/// assert_eq!(terms(csr, &f)[2], 128.0 / 1e3); // 1024 / 8
+/// ```
 #[must_use]
 pub fn model_terms(model: &str, c: &Candidate, f: &Features) -> [f64; NTERMS] {
     let mut t = terms(c, f);
     if model == "cusparse-sell" {
         t[2] = f.row_length.max as f64 / 1e3;
         t[6] = 0.0;
+    }
+    if model == CSR_VECTOR {
+        let lanes = u64::from(csr_vector_lanes(f.nrows as usize, f.nnz as usize));
+        t[2] = f.row_length.max.div_ceil(lanes) as f64 / 1e3;
     }
     t
 }
@@ -194,17 +217,31 @@ pub fn long_row_cap(nrows: usize, nnz: usize, longest: usize) -> usize {
 /// is CSR's arrays of the transpose and is never a candidate).
 pub const MODELLED: [&str; 6] = ["coo", "csr", "ell", "hyb", "jds", "sell"];
 
-/// Kernels with constants of their own instead of their format's:
-/// cuSPARSE's sliced ELL runs the unsorted SELL layout with C = 32 at its
-/// own, lower costs. (One model per kernel was tried, see
-/// `docs/recommendation.md`: fitted on the competitive region only, each
-/// kernel's model extrapolates badly where the kernel is slow, and the
-/// held-out score fell on both GPUs.)
-pub const OWN_MODELS: [&str; 1] = ["cusparse-sell"];
+/// Kernels, or families of kernels, with constants of their own instead
+/// of their format's:
+/// - cuSPARSE's sliced ELL runs the unsorted SELL layout with C = 32 at its
+///   own, lower costs;
+/// - [`CSR_VECTOR`]: CSR's kernels that give each row one thread or one
+///   sub-warp (`csr-scalar`, `csr-vector`, `csr-vector-l2` … `-l32`) cost
+///   little to launch but follow the longest row; the load-balanced ones
+///   (`csr-merge`, `csr-balanced`, `csr-binned`, cuSPARSE's ALG1 and ALG2),
+///   the `csr` model, split the entries evenly and pay for it in their fixed
+///   cost. One model for both had to average them, and picked CSR over COO
+///   on small skewed matrices (a power law of 100 000 entries, one dense
+///   row), where neither family is fast.
+///
+/// (One model per kernel was tried, see `docs/recommendation.md`: fitted on
+/// the competitive region only, each kernel's model extrapolates badly
+/// where the kernel is slow, and the held-out score fell on both GPUs.)
+pub const OWN_MODELS: [&str; 2] = ["cusparse-sell", CSR_VECTOR];
+
+/// The model of CSR's row-per-thread and row-per-sub-warp kernels (see
+/// [`OWN_MODELS`]).
+pub const CSR_VECTOR: &str = "csr-vector";
 
 /// The model a kernel's time on layout `c` is a sample of: the kernel's
-/// own ([`OWN_MODELS`]), else its layout's format (the best of the
-/// format's other kernels).
+/// own or its family's ([`OWN_MODELS`]), else its layout's format (the best
+/// of the format's other kernels).
 ///
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
@@ -212,15 +249,25 @@ pub const OWN_MODELS: [&str; 1] = ["cusparse-sell"];
 /// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
 /// let f = Features::new(&rl, 8);
 /// let csr = &f.candidates[0];
-/// assert_eq!(sample_model("csr-vector-l16", csr), "csr");
+/// assert_eq!(sample_model("csr-vector-l16", csr), "csr-vector");
+/// assert_eq!(sample_model("csr-scalar", csr), "csr-vector");
+/// assert_eq!(sample_model("csr-merge", csr), "csr");
 /// assert_eq!(sample_model("cusparse-csr-alg1", csr), "csr");
+/// assert_eq!(sample_model("cusparse-sell", csr), "cusparse-sell");
 /// ```
 #[must_use]
 pub fn sample_model<'a>(kernel: &'a str, c: &Candidate) -> &'a str {
-    OWN_MODELS
-        .into_iter()
-        .find(|&o| o == kernel)
-        .map_or(c.layout.kind().name(), |_| kernel)
+    let row_per_warp = kernel == "csr-scalar"
+        || kernel
+            .strip_prefix(CSR_VECTOR)
+            .is_some_and(|r| r.is_empty() || r.starts_with('-'));
+    if row_per_warp {
+        CSR_VECTOR
+    } else if OWN_MODELS.contains(&kernel) {
+        kernel
+    } else {
+        c.layout.kind().name()
+    }
 }
 
 /// The format a model belongs to: a format's own name (the per-format
@@ -293,12 +340,14 @@ pub fn csr_vector_lanes(nrows: usize, nnz: usize) -> u32 {
     (mean.next_power_of_two().min(32) as u32).max(2)
 }
 
-/// The CSR `serial` term stops growing at this row length: CSR's fastest
-/// kernel on a longer row is a load-balanced one (`csr-balanced`, cuSPARSE
-/// ALG1), whose time does not follow the longest row, while below it the
-/// sub-warp-per-row kernels are slowed by it. Chosen among 64, 256, 1024,
-/// 4096 and no cap by the fit's score on its training runs
-/// (docs/recommendation.md).
+/// The `serial` term of the `csr` model (CSR's load-balanced kernels,
+/// `csr-merge`, `csr-balanced`, cuSPARSE ALG1 and ALG2) stops growing at
+/// this row length: their time does not follow a longer row (the
+/// [`CSR_VECTOR`] model of the row-per-sub-warp kernels is not capped).
+/// Chosen, when one model stood for every CSR kernel, among 64, 256, 1024,
+/// 4096 and no cap by the fit's score on its training runs; with the
+/// kernels split, 64 and 1024 tie for the best left-out score and no cap
+/// loses 2 points (BENCHMARKS.md).
 pub const CSR_SERIAL_CAP: u64 = 1024;
 
 /// Fitted constants per format and where they come from: a **device
@@ -323,7 +372,7 @@ pub struct TimeModel {
     /// profile closest in bandwidth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_gbps: Option<f64>,
-    /// Constants per model (a format name, or a kernel of [`OWN_MODELS`]),
+    /// Constants per model (a format name, or a kernel or family of kernels of [`OWN_MODELS`]),
     /// in the order of [`TERMS`], microseconds.
     pub models: BTreeMap<String, [f64; NTERMS]>,
     /// The 10th and 90th percentiles of the fitted runs' scales (see
@@ -432,9 +481,9 @@ impl TimeModel {
     }
 }
 
-/// One measured layout for one model: the model (a format, or a kernel of
-/// [`OWN_MODELS`], see [`sample_model`]), the layout's terms, and the time (µs) of the model's
-/// fastest kernel on it.
+/// One measured layout for one model: the model (a format, or a kernel or
+/// family of [`OWN_MODELS`], see [`sample_model`]), the layout's terms, and
+/// the time (µs) of the model's fastest kernel on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     /// Model name (see [`TimeModel::models`]).
@@ -526,7 +575,8 @@ impl SweepRun {
 
     /// The [`Sample`]s of this run: for each measured candidate layout, one
     /// per model timed on it ([`sample_model`]: its format's, from the best
-    /// of the format's kernels, and `cusparse-sell`'s), each kept when within [`FIT_MAX_SLOWDOWN`] of this run's fastest
+    /// of the format's kernels, and `cusparse-sell`'s and `csr-vector`'s),
+    /// each kept when within [`FIT_MAX_SLOWDOWN`] of this run's fastest
     /// layout: the fit describes the competitive region, where the choice is
     /// made, and is not pulled by layouts hundreds of times slower (a
     /// thread-per-row kernel on a dense row), which the uneven-rows rule and
@@ -962,10 +1012,13 @@ mod tests {
             .map(|s| (s.model, (s.us * 1e6).round() / 1e6))
             .collect();
         got.sort_by(|a, b| a.0.cmp(&b.0));
+        // CSR: the row-per-sub-warp kernels' best (4.5) and the
+        // load-balanced ones' (6.0), each a sample of its own model
         assert_eq!(
             got,
             [
-                ("csr".to_string(), 4.5),
+                ("csr".to_string(), 6.0),
+                ("csr-vector".to_string(), 4.5),
                 ("cusparse-sell".to_string(), 4.0),
                 ("sell".to_string(), 10.0)
             ]
@@ -992,6 +1045,19 @@ mod tests {
             .find(|c| matches!(c.layout, Layout::Sell { sigma, .. } if sigma != 1))
             .unwrap();
         assert_eq!(m.predict_us(sorted, &features), Some(9.0));
+        // CSR: the `csr` model alone (a profile fitted before the split),
+        // then the cheaper of it and `csr-vector`
+        let csr = &features.candidates[0];
+        assert_eq!(csr.layout, Layout::Csr);
+        m.models
+            .insert("csr".into(), [7.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(m.predict_us(csr, &features), Some(7.0));
+        m.models.insert(
+            CSR_VECTOR.into(),
+            [5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        );
+        assert_eq!(m.predict_us(csr, &features), Some(5.0));
+        assert_eq!(m.predict_us(sell, &features), Some(3.0));
     }
 
     #[test]
