@@ -14,12 +14,15 @@ run's fastest, one scale per run held near 1, on the training runs only):
 - csr-one-model: one model for every CSR kernel, its serial term capped at 1024 (as shipped until the split);
 - csr-unshared: that, with CSR's serial term the longest row up to 1024, not shared by the vector kernel's lanes
   (as before 2026-11-24); before-11-24: that without the run scales, the model as it shipped before;
+- csr-vector-capped: the shipped split with csr-vector's serial term capped at 1024 like csr's;
 - own-vs-cusparse: every cuSPARSE kernel (CSR ALG1/ALG2, COO ALG1/ALG2, sliced ELL) a model of its own, our
-  kernels one model per format;
+  kernels one model per format (csr-vector apart, as shipped);
 - kernel: every kernel a model of its own (the csr-vector lane variants as one);
 - hyb-composed: HYB predicted as the ELL model on its ELL part plus the COO model on its COO part plus one
   constant, fitted on the training HYB runs (issue 21: "HYB = its ELL part + its COO part + a launch"), or
   HYB_DELTA (µs) from the environment.
+CSR_CAP (entries, 0 for no serial term, "none" for no cap) from the environment sets the csr model's cap in every
+variant that keeps the split (timing::CSR_SERIAL_CAP, 1024).
 Scores: held-out runs (within 10 % of the fastest layout, geometric-mean slowdown, worst) and every matrix left
 out of its own fit. Needs numpy and scipy.
 """
@@ -111,6 +114,21 @@ def fit(samples, scaled=True):
     return out
 
 
+def capped_serial(cap, models):
+    """The serial term of `models` as the csr model has it, the longest row up to `cap` over the vector kernel's
+    lanes (cap None: not capped)."""
+    def change(samples):
+        out = []
+        for s in samples:
+            if s['m'] in models:
+                s = dict(s, t=s['t'].copy())
+                m = s['max_row'] if cap is None else min(s['max_row'], cap)
+                s['t'][2] = -(-m // csr_vector_lanes(s['nrows'], s['nnz'])) / 1e3
+            out.append(s)
+        return out
+    return change
+
+
 def csr_vector_lanes(nrows, nnz):
     """timing::csr_vector_lanes: the power of two at or above the mean row length, 2 to 32."""
     mean = max(-(-nnz // max(nrows, 1)), 1)
@@ -191,13 +209,16 @@ for path in sys.argv[1:]:
     rows = load(path)
     print(f'{path}: {len({r["run"] for r in rows})} runs; held out / every matrix left out of its own fit '
           '(within 10 %, geometric mean, worst)')
-    same = lambda v: v
+    cap = os.environ.get('CSR_CAP', '1024')
+    same = capped_serial(None if cap == 'none' else int(cap), ('csr',))
     for name, group, composed, scaled, change in [
             ('format', GROUPS['format'], False, True, same),
             ('no-run-scale', GROUPS['format'], False, False, same),
             ('csr-one-model', ONE_CSR, False, True, one_csr()),
             ('csr-unshared', ONE_CSR, False, True, one_csr(False)),
             ('before-11-24', ONE_CSR, False, False, one_csr(False)),
+            ('csr-vector-capped', GROUPS['format'], False, True,
+             lambda v: capped_serial(1024, ('csr-vector',))(same(v))),
             ('own-vs-cusparse', GROUPS['own-vs-cusparse'], False, True, same),
             ('kernel', GROUPS['kernel'], False, True, same),
             ('hyb-composed', GROUPS['format'], True, True, same)]:

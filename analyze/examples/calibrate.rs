@@ -340,12 +340,20 @@ fn explain(c: &Case, model: &TimeModel) {
         .collect();
     v.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
     for (cand, (us, k)) in v {
+        let t = sparsetool_analyze::timing::terms(cand, f);
+        // a model whose serial term differs from the layout's says its own
         let preds: Vec<String> = model
             .predict_by_model(cand, f)
             .iter()
-            .map(|(m, t)| format!("{m} {t:.1}"))
+            .map(|(m, p)| {
+                let serial = sparsetool_analyze::timing::model_terms(m, cand, f)[2];
+                if serial == t[2] {
+                    format!("{m} {p:.1}")
+                } else {
+                    format!("{m} {p:.1} (serial {:.0})", serial * 1e3)
+                }
+            })
             .collect();
-        let t = sparsetool_analyze::timing::terms(cand, f);
         eprintln!(
             "  {:<18} {:>9.1} µs {:<22} pred [{}]  MB {:.2} serial {:.0} tail {:.0} rows {:.0}",
             cand.layout.to_string(),
@@ -533,12 +541,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          - **Time of a layout** = its fastest kernel. **Oracle** = the fastest layout measured. **Slowdown** of \
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
-         - **Model** (`sparsetool_analyze::timing`): per format (CSR: two, below), `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
+         - **Model** (`sparsetool_analyze::timing`): per format (and for two kinds of kernel, below), `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
          c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50)` µs, with MB the bytes of the minimum-bytes model \
          (the last term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
          run of entries one thread walks (for CSR the longest row shared by the lanes its vector kernel gives a row, \
          `timing::csr_vector_lanes`: a power of two from the mean row length, 2 to 32; capped at `CSR_SERIAL_CAP` = 1024 \
-         entries for the load-balanced kernels, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
+         entries for the `csr` model below, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
          row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
@@ -548,8 +556,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          Two kinds of kernel have constants of their own, fitted on their times alone: cuSPARSE's sliced ELL \
          (`cusparse-sell`, which runs the layout `sell-32-1`), and CSR's kernels that give a row one thread or one \
          sub-warp (`csr-vector`: `csr-scalar`, `csr-vector`, `csr-vector-l2` to `-l32`; cheap to launch, slowed by the \
-         longest row), apart from its load-balanced kernels (`csr`: `csr-merge`, `csr-balanced`, `csr-binned`, cuSPARSE \
-         ALG1 and ALG2; a higher fixed cost, the longest row capped). A layout's prediction is the smallest of the \
+         longest row), apart from its other kernels (`csr`: the load-balanced `csr-merge`, `csr-balanced` and cuSPARSE \
+         ALG1 and ALG2, and `csr-binned`, which gives the long rows a full warp; a higher fixed cost, the longest row capped). A layout's prediction is the smallest of the \
          models that run it. \
          Fitted by relative least squares with non-negative constants on the training \
          runs only, on the layouts within 3x of each run's fastest (the competitive region), with one free scale per run \

@@ -158,9 +158,10 @@ fn scrambled(layout: Layout, f: &Features) -> f64 {
 /// The terms of layout `c` as `model` runs it: [`terms`], except that
 /// cuSPARSE's sliced ELL has no long-row tail (one thread walks a whole
 /// row), and that CSR's row-per-thread and row-per-sub-warp kernels
-/// (`csr-vector`) walk the whole longest row with the lanes they give it,
-/// uncapped (only the load-balanced kernels of the `csr` model stop
-/// following it, see [`CSR_SERIAL_CAP`]).
+/// (`csr-vector`) walk the whole longest row, uncapped (the kernels of the
+/// `csr` model stop following it, see [`CSR_SERIAL_CAP`]), over the lanes
+/// the vector kernel's plan gives a row ([`csr_vector_lanes`]; the scalar
+/// kernel and the fixed-width variants, timed beside it, share its term).
 ///
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
@@ -223,12 +224,13 @@ pub const MODELLED: [&str; 6] = ["coo", "csr", "ell", "hyb", "jds", "sell"];
 ///   own, lower costs;
 /// - [`CSR_VECTOR`]: CSR's kernels that give each row one thread or one
 ///   sub-warp (`csr-scalar`, `csr-vector`, `csr-vector-l2` … `-l32`) cost
-///   little to launch but follow the longest row; the load-balanced ones
-///   (`csr-merge`, `csr-balanced`, `csr-binned`, cuSPARSE's ALG1 and ALG2),
-///   the `csr` model, split the entries evenly and pay for it in their fixed
-///   cost. One model for both had to average them, and picked CSR over COO
-///   on small skewed matrices (a power law of 100 000 entries, one dense
-///   row), where neither family is fast.
+///   little to launch but follow the longest row; the others, the `csr`
+///   model, do not: the load-balanced ones (`csr-merge`, `csr-balanced`,
+///   cuSPARSE's ALG1 and ALG2) split the entries evenly and pay for it in
+///   their fixed cost, and `csr-binned` gives the long rows a full warp in
+///   a launch of their own. One model for all had to average them, and
+///   picked CSR over COO on small skewed matrices (a power law of 100 000
+///   entries, one dense row), where no CSR kernel is fast.
 ///
 /// (One model per kernel was tried, see `docs/recommendation.md`: fitted on
 /// the competitive region only, each kernel's model extrapolates badly
@@ -341,13 +343,14 @@ pub fn csr_vector_lanes(nrows: usize, nnz: usize) -> u32 {
 }
 
 /// The `serial` term of the `csr` model (CSR's load-balanced kernels,
-/// `csr-merge`, `csr-balanced`, cuSPARSE ALG1 and ALG2) stops growing at
-/// this row length: their time does not follow a longer row (the
-/// [`CSR_VECTOR`] model of the row-per-sub-warp kernels is not capped).
-/// Chosen, when one model stood for every CSR kernel, among 64, 256, 1024,
-/// 4096 and no cap by the fit's score on its training runs; with the
-/// kernels split, 64 and 1024 tie for the best left-out score and no cap
-/// loses 2 points (BENCHMARKS.md).
+/// `csr-merge`, `csr-balanced`, cuSPARSE ALG1 and ALG2, and `csr-binned`)
+/// stops growing at this row length: their time does not follow a longer
+/// row (the [`CSR_VECTOR`] model of the row-per-sub-warp kernels is not
+/// capped). Chosen, when one model stood for every CSR kernel, among 64,
+/// 256, 1024, 4096 and no cap by the fit's score on its training runs;
+/// with the kernels split, every cap scores the same on the held-out runs
+/// of both GPUs, and 64 and 1024 tie for the best left-out score on the
+/// H100 (BENCHMARKS.md).
 pub const CSR_SERIAL_CAP: u64 = 1024;
 
 /// Fitted constants per format and where they come from: a **device
@@ -413,8 +416,10 @@ impl TimeModel {
     /// # Errors
     /// A sentence naming the first model at fault.
     pub fn validate(&self) -> Result<(), String> {
-        // a kernel of its own (cuSPARSE's sliced ELL) runs only some
-        // layouts of its format: every format needs a model for all of them
+        // a kernel or family of its own does not stand for its format:
+        // cuSPARSE's sliced ELL runs only some layouts, CSR's
+        // row-per-sub-warp kernels are slow on long rows; every format needs
+        // a model of its own
         for f in MODELLED {
             if !self
                 .models
@@ -574,8 +579,9 @@ impl SweepRun {
     }
 
     /// The [`Sample`]s of this run: for each measured candidate layout, one
-    /// per model timed on it ([`sample_model`]: its format's, from the best
-    /// of the format's kernels, and `cusparse-sell`'s and `csr-vector`'s),
+    /// per model timed on it ([`sample_model`]: each model's from the best
+    /// of its kernels: `cusparse-sell` and `csr-vector` their own, the
+    /// format's the rest),
     /// each kept when within [`FIT_MAX_SLOWDOWN`] of this run's fastest
     /// layout: the fit describes the competitive region, where the choice is
     /// made, and is not pulled by layouts hundreds of times slower (a
@@ -944,12 +950,10 @@ mod tests {
         assert_eq!(terms(csr, &f)[2], 33.0 / 1e3);
     }
 
-    #[test]
-    fn own_kernel_models_get_their_own_samples_and_predictions() {
-        use crate::rows::RowLengths;
-        let rl = RowLengths::of_counts(vec![2, 2, 2, 2], vec![2, 2, 2, 2]);
-        let features = Features::new(&rl, 4);
-        let res = |config: &str, kernel: &str, ms: f64, ok: bool| crate::KernelResult {
+    /// A sweep run of `features` with these `(layout, kernel, ms, ok)`
+    /// results, through its JSON as calibration reads it.
+    fn sweep_run(features: &Features, results: &[(&str, &str, f64, bool)]) -> SweepRun {
+        let res = |&(config, kernel, ms, ok): &(&str, &str, f64, bool)| crate::KernelResult {
             kernel: kernel.into(),
             format: String::new(),
             baseline: false,
@@ -973,32 +977,80 @@ mod tests {
                 copy_gbps: 0.0,
                 gather_floor_ms: None,
                 matrix: crate::MatrixInfo {
-                    nrows: 4,
-                    ncols: 4,
-                    nnz: 8,
-                    max_row_len: 2,
+                    nrows: features.nrows as usize,
+                    ncols: features.ncols as usize,
+                    nnz: features.nnz as usize,
+                    max_row_len: features.row_length.max as usize,
                 },
                 transpose: false,
                 bytes_model: String::new(),
                 tolerance: 0.0,
                 reps: 1,
                 warmup_ms: 0.0,
-                results: vec![
-                    res("sell-32-1", "sell", 0.010, true),
-                    res("sell-32-1", "cusparse-sell", 0.004, true),
-                    res("csr", "csr-vector", 0.005, true),
-                    res("csr", "csr-vector-l16", 0.0045, true),
-                    res("csr", "cusparse-csr-alg1", 0.006, true),
-                    // more than FIT_MAX_SLOWDOWN x the fastest (4 µs): left out
-                    res("jds", "jds", 0.013, true),
-                    res("coo", "coo", 0.001, false),
-                ],
+                results: results.iter().map(res).collect(),
                 skipped: vec![],
             },
             features: Some(features.clone()),
         };
         let json = serde_json::to_string(&report).unwrap();
-        let run = SweepRun::from_json(&json).unwrap().unwrap();
+        SweepRun::from_json(&json).unwrap().unwrap()
+    }
+
+    #[test]
+    fn csr_vector_samples_and_predictions_walk_the_whole_row() {
+        use crate::rows::RowLengths;
+        // 63 rows of 1 entry and one of 3000: mean 48 -> 32 lanes; the csr
+        // model caps the row at 1024 (32 per lane), csr-vector does not (94)
+        let mut rows = vec![1u32; 63];
+        rows.push(3000);
+        let f = Features::new(&RowLengths::of_counts(rows, vec![1; 3063]), 4);
+        let run = sweep_run(
+            &f,
+            &[
+                ("csr", "csr-vector", 0.005, true),
+                ("csr", "cusparse-csr-alg1", 0.006, true),
+            ],
+        );
+        let mut serial: Vec<(String, f64)> = run
+            .samples()
+            .into_iter()
+            .map(|s| (s.model, s.terms[2]))
+            .collect();
+        serial.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            serial,
+            [
+                ("csr".to_string(), 0.032),
+                ("csr-vector".to_string(), 0.094)
+            ]
+        );
+        let mut m = fit(&[], "test", "test");
+        let k = [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        m.models.insert("csr".into(), k);
+        m.models.insert(CSR_VECTOR.into(), k);
+        let mut p = m.predict_by_model(&f.candidates[0], &f);
+        p.sort_by(|a, b| a.0.cmp(b.0));
+        assert_eq!(p, [("csr", 1.032), ("csr-vector", 1.094)]);
+    }
+
+    #[test]
+    fn own_kernel_models_get_their_own_samples_and_predictions() {
+        use crate::rows::RowLengths;
+        let rl = RowLengths::of_counts(vec![2, 2, 2, 2], vec![2, 2, 2, 2]);
+        let features = Features::new(&rl, 4);
+        let run = sweep_run(
+            &features,
+            &[
+                ("sell-32-1", "sell", 0.010, true),
+                ("sell-32-1", "cusparse-sell", 0.004, true),
+                ("csr", "csr-vector", 0.005, true),
+                ("csr", "csr-vector-l16", 0.0045, true),
+                ("csr", "cusparse-csr-alg1", 0.006, true),
+                // more than FIT_MAX_SLOWDOWN x the fastest (4 µs): left out
+                ("jds", "jds", 0.013, true),
+                ("coo", "coo", 0.001, false),
+            ],
+        );
         let sell32 = Layout::Sell {
             slice: 32,
             sigma: 1,
