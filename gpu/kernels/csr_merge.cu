@@ -32,6 +32,11 @@
 // zeroing. The row still open at a chunk's end leaves its sum in the warp's
 // carry slot (carry_rows / carry_vals), and merge_fixup adds the slots into
 // y after the product (a row spanning several chunks gets one per chunk).
+//
+// spmv_csr_merge_<t>_acc adds its closed rows into y instead of storing
+// them: the column-panel kernel (GpuKernel::CsrPanels) runs the product on
+// each column panel of the matrix in turn, the first storing y and the
+// others adding, so that each gathers from a part of x that stays in L2.
 
 // Items per lane of a tile, rows of the window in units of 32 (WIN; a power
 // of two: the window is a ring) and resident blocks asked of the compiler
@@ -124,7 +129,9 @@ __device__ __forceinline__ int merge_search_tile(int dd, const ofs_t* s_end, int
     return lo;
 }
 
-template <typename T, int ITEMS, int WROWS>
+// ACC: add the closed rows into y instead of storing them (every column
+// panel after the first, GpuKernel::CsrPanels: y = A[:, panel 0] x + ...).
+template <typename T, int ITEMS, int WROWS, bool ACC>
 __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__ starts,
                           int* __restrict__ carry_rows, T* __restrict__ carry_vals,
                           const ofs_t* __restrict__ row_ptr, const int* __restrict__ col_idx,
@@ -236,7 +243,11 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 #pragma unroll
         for (int m = 0; m < WROWS; ++m) {
             const int j = lane + 32 * m;
-            if (j < tile_rows) stcs(y + xr + j, s_y[j]);
+            if (j < tile_rows) {
+                T v = s_y[j];
+                if (ACC) v += y[xr + j];
+                stcs(y + xr + j, v);
+            }
         }
         carry = shfl(scan, 31);
         xr += tile_rows;
@@ -257,8 +268,15 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
     extern "C" __global__ void __launch_bounds__(256, MP_BLOCKS_##t) spmv_csr_merge_##t(  \
         int nrows, i64 nnz, int chunk, const int* starts, int* carry_rows, T* carry_vals,  \
         const ofs_t* row_ptr, const int* col_idx, const T* vals, const T* x, T* y) {       \
-        csr_merge<T, MP_ITEMS_##t, MP_WIN_##t>(nrows, nnz, chunk, starts, carry_rows,      \
-                                               carry_vals, row_ptr, col_idx, vals, x, y);  \
+        csr_merge<T, MP_ITEMS_##t, MP_WIN_##t, false>(nrows, nnz, chunk, starts, carry_rows, \
+                                                      carry_vals, row_ptr, col_idx, vals, x, y); \
+    }                                                                                      \
+    extern "C" __global__ void __launch_bounds__(256, MP_BLOCKS_##t)                       \
+        spmv_csr_merge_##t##_acc(int nrows, i64 nnz, int chunk, const int* starts,         \
+                                 int* carry_rows, T* carry_vals, const ofs_t* row_ptr,     \
+                                 const int* col_idx, const T* vals, const T* x, T* y) {    \
+        csr_merge<T, MP_ITEMS_##t, MP_WIN_##t, true>(nrows, nnz, chunk, starts, carry_rows, \
+                                                     carry_vals, row_ptr, col_idx, vals, x, y); \
     }                                                                                      \
     extern "C" __global__ void merge_fixup_##t(i64 warps, const int* carry_rows,           \
                                                const T* carry_vals, T* y) {                \

@@ -486,12 +486,22 @@ pub fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64
     })
 }
 
-/// Our kernels for a format, with report names: every kernel of the format,
-/// plus the CSR vector kernel at half and twice the planned lanes (named
+/// Our kernels for a format, with report names: every kernel of the format
+/// (the column-panel CSR kernel only where `x`, `ncols` values of
+/// `value_bytes`, is cut into panels: else it is `csr-merge`), plus the CSR
+/// vector kernel at half and twice the planned lanes (named
 /// `csr-vector-l<lanes>`), since the best sub-warp width is a guess.
-fn kernels_for(kind: FormatKind, nrows: usize, nnz: usize) -> Vec<(GpuKernel, String)> {
+fn kernels_for(
+    kind: FormatKind,
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    value_bytes: usize,
+) -> Vec<(GpuKernel, String)> {
+    let panels = plan::csr_panels(ncols, value_bytes);
     let mut v: Vec<(GpuKernel, String)> = GpuKernel::for_format(kind)
         .into_iter()
+        .filter(|k| !matches!(k, GpuKernel::CsrPanels(_)) || panels > 1)
         .map(|k| (k, k.name().to_string()))
         .collect();
     if kind == FormatKind::Csr {
@@ -676,17 +686,27 @@ pub fn bench<T: Scalar, I: Index>(
             ncols as u64,
             value_bytes,
         );
-        for (kernel, name) in kernels_for(kind, nrows, nnz) {
+        for (kernel, name) in kernels_for(kind, nrows, ncols, nnz, dtype.size()) {
             let p = launch::prepare(ctx, kernel, &m, dtype)?;
             let params = p.params.clone();
-            // The binned kernel also reads its row list (4 bytes a row).
-            let traffic = if kernel == GpuKernel::CsrBinned {
-                Traffic {
+            let traffic = match kernel {
+                // The binned kernel also reads its row list (4 bytes a row).
+                GpuKernel::CsrBinned => Traffic {
                     matrix: traffic.matrix + 4 * nrows as u64,
                     ..traffic
+                },
+                // Each panel after the first reads its row pointers and
+                // reads and writes y once more.
+                GpuKernel::CsrPanels(_) => {
+                    let more = u64::from(plan::csr_panels(ncols, dtype.size()).max(1) - 1);
+                    let ofs = if m.wide() { 8 } else { 4 };
+                    Traffic {
+                        matrix: traffic.matrix
+                            + more * (ofs * (nrows as u64 + 1) + 2 * value_bytes * nrows as u64),
+                        ..traffic
+                    }
                 }
-            } else {
-                traffic
+                _ => traffic,
             };
             let mut r = Ours {
                 p,
@@ -830,7 +850,7 @@ mod tests {
     #[test]
     fn kernel_lists() {
         let names = |nrows, nnz| -> Vec<String> {
-            kernels_for(FormatKind::Csr, nrows, nnz)
+            kernels_for(FormatKind::Csr, nrows, nrows, nnz, 8)
                 .into_iter()
                 .map(|k| k.1)
                 .collect()
@@ -846,9 +866,15 @@ mod tests {
         assert_eq!(names(100, 500)[5..], ["csr-vector-l4", "csr-vector-l16"]);
         assert_eq!(names(1, 100)[..5], ours);
         assert_eq!(names(1, 100)[5..], ["csr-vector-l16"]);
-        assert_eq!(kernels_for(FormatKind::Hyb, 1, 1).len(), 1);
-        assert_eq!(kernels_for(FormatKind::Coo, 1, 1).len(), 2);
-        let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1)
+        // x of 33.6 MB in f64: the column-panel kernel too
+        let wide: Vec<String> = kernels_for(FormatKind::Csr, 4_200_000, 4_200_000, 1 << 26, 8)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(wide[5], "csr-panels");
+        assert_eq!(kernels_for(FormatKind::Hyb, 1, 1, 1, 8).len(), 1);
+        assert_eq!(kernels_for(FormatKind::Coo, 1, 1, 1, 8).len(), 2);
+        let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1, 1, 8)
             .into_iter()
             .map(|k| k.1)
             .collect();

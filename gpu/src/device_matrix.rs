@@ -150,6 +150,105 @@ pub(crate) struct DevCsr {
     /// Products of one matrix run one after another on one stream, which
     /// is what lets them share the carry slots.
     pub merge: std::sync::Mutex<Option<MergePlan>>,
+    /// The column panels of [`crate::GpuKernel::CsrPanels`] for the last
+    /// panel count it was prepared with, each a CSR matrix of its own with
+    /// its own merge plan ([`DevCsr::column_panels`]; built on first use,
+    /// once per matrix and count, outside any timed product).
+    pub panels: std::sync::Mutex<Option<(u32, Vec<DevCsr>)>>,
+}
+
+/// `n` values of a plain type from the start of a raw device array.
+fn download_as<P: bytemuck::Pod>(
+    s: &std::sync::Arc<CudaStream>,
+    buf: &CudaSlice<u8>,
+    n: usize,
+) -> Result<Vec<P>, GpuError> {
+    let bytes: Vec<u8> = s.clone_dtoh(buf)?;
+    let len = (n * std::mem::size_of::<P>()).min(bytes.len());
+    Ok(bytemuck::pod_collect_to_vec::<u8, P>(&bytes[..len]))
+}
+
+impl DevCsr {
+    /// This matrix cut into `count` column panels of equal width
+    /// ([`plan::panel_cuts`], [`crate::layout::column_panels`]), each
+    /// uploaded as a CSR matrix of its own (global column indices, offsets
+    /// of this matrix's width) from this matrix's arrays, copied back from
+    /// the device; `value_bytes` is the size of one value.
+    pub(crate) fn column_panels(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+        count: u32,
+        value_bytes: usize,
+    ) -> Result<Vec<DevCsr>, GpuError> {
+        let cuts = plan::panel_cuts(self.dims.ncols, count);
+        let nnz = self.dims.nnz;
+        let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
+        cols.truncate(nnz);
+        let n_ptr = self.dims.nrows + 1;
+        let wide = self.row_ptr.wide;
+        let panels = match value_bytes {
+            4 => self.panels_of::<u32>(s, &cols, &cuts, wide, n_ptr)?,
+            8 => self.panels_of::<u64>(s, &cols, &cuts, wide, n_ptr)?,
+            _ => self.panels_of::<u128>(s, &cols, &cuts, wide, n_ptr)?,
+        };
+        Ok(panels)
+    }
+
+    /// [`DevCsr::column_panels`] for values of `V`'s size.
+    fn panels_of<V: bytemuck::Pod + Send + Sync>(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+        cols: &[i32],
+        cuts: &[usize],
+        wide: bool,
+        n_ptr: usize,
+    ) -> Result<Vec<DevCsr>, GpuError> {
+        let vals: Vec<V> = download_as(s, &self.vals.buf, self.dims.nnz)?;
+        if wide {
+            let rp: Vec<i64> = download_as(s, &self.row_ptr.buf, n_ptr)?;
+            self.upload_panels(
+                s,
+                crate::layout::column_panels(&rp, cols, &vals, cuts),
+                wide,
+            )
+        } else {
+            let rp: Vec<i32> = download_as(s, &self.row_ptr.buf, n_ptr)?;
+            self.upload_panels(
+                s,
+                crate::layout::column_panels(&rp, cols, &vals, cuts),
+                wide,
+            )
+        }
+    }
+
+    fn upload_panels<R: Index, V: bytemuck::Pod>(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+        panels: Vec<crate::layout::CsrPanel<R, i32, V>>,
+        wide: bool,
+    ) -> Result<Vec<DevCsr>, GpuError> {
+        panels
+            .into_iter()
+            .map(|(rp, ci, v)| {
+                Ok(DevCsr {
+                    dims: Dims {
+                        nnz: ci.len(),
+                        ..self.dims
+                    },
+                    row_ptr: upload_ofs(s, "row_ptr", &rp, wide)?,
+                    col_idx: upload_i32(s, &ci)?,
+                    vals: DevVals {
+                        buf: htod(s, bytemuck::cast_slice::<V, u8>(&v))?,
+                        len: v.len(),
+                    },
+                    bin_rows: upload_i32(s, &[])?,
+                    bins: Vec::new(),
+                    merge: std::sync::Mutex::new(None),
+                    panels: std::sync::Mutex::new(None),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Where each warp of the merge-path CSR kernel starts, and the slots its
@@ -323,6 +422,7 @@ pub(crate) fn upload_csr<T: Scalar, I: Index>(
         bin_rows: upload_i32(s, &bin_rows)?,
         bins,
         merge: std::sync::Mutex::new(None),
+        panels: std::sync::Mutex::new(None),
     })
 }
 

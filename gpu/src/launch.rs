@@ -30,6 +30,14 @@ pub enum GpuKernel {
     CsrMerge(Option<u32>),
     /// CSR, rows binned by length, one sub-warp-width launch per bin.
     CsrBinned,
+    /// CSR by column panels: the matrix cut into column panels of equal
+    /// width (a copy of its arrays, made when the kernel is prepared), the
+    /// merge-path kernel on each, the panels after the first adding into
+    /// `y`, so that each gathers from a part of `x` that stays in L2
+    /// ([`plan::PANEL_X_BYTES`]); `None` picks the count
+    /// ([`plan::csr_panels`]; with one panel it is `CsrMerge` on the matrix
+    /// itself).
+    CsrPanels(Option<u32>),
     /// ELL, one thread per row.
     Ell,
     /// HYB: the ELL kernel, then the segmented COO kernel on the tail.
@@ -48,7 +56,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 12] = [
+    pub const ALL: [GpuKernel; 13] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -56,6 +64,7 @@ impl GpuKernel {
         GpuKernel::CsrBalanced(None),
         GpuKernel::CsrMerge(None),
         GpuKernel::CsrBinned,
+        GpuKernel::CsrPanels(None),
         GpuKernel::Ell,
         GpuKernel::Hyb,
         GpuKernel::Jds,
@@ -64,8 +73,8 @@ impl GpuKernel {
     ];
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
-    /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `ell`, `hyb`, `jds`,
-    /// `sell`, `csc-scatter`.
+    /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
+    /// `hyb`, `jds`, `sell`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -76,6 +85,7 @@ impl GpuKernel {
             GpuKernel::CsrBalanced(_) => "csr-balanced",
             GpuKernel::CsrMerge(_) => "csr-merge",
             GpuKernel::CsrBinned => "csr-binned",
+            GpuKernel::CsrPanels(_) => "csr-panels",
             GpuKernel::Ell => "ell",
             GpuKernel::Hyb => "hyb",
             GpuKernel::Jds => "jds",
@@ -93,7 +103,8 @@ impl GpuKernel {
             | GpuKernel::CsrVector(_)
             | GpuKernel::CsrBalanced(_)
             | GpuKernel::CsrMerge(_)
-            | GpuKernel::CsrBinned => FormatKind::Csr,
+            | GpuKernel::CsrBinned
+            | GpuKernel::CsrPanels(_) => FormatKind::Csr,
             GpuKernel::Ell => FormatKind::Ell,
             GpuKernel::Hyb => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
@@ -142,8 +153,19 @@ pub(crate) struct Prepared<'m> {
     /// arguments, and its tail is `merge_fixup_<t>`.
     merge: bool,
     chunk: u32,
+    /// The column-panel kernel: the merge kernel, its adding twin and the
+    /// fix-up, and per panel of the matrix's panel set its chunk and the
+    /// dims of its product and fix-up.
+    panels: Option<PanelLaunch>,
     /// Parameters for the report.
     pub params: Map<String, Value>,
+}
+
+/// How [`GpuKernel::CsrPanels`] launches: `[merge, merge_acc, fixup]`
+/// and, per panel, `(chunk, product dims, fix-up dims)`.
+struct PanelLaunch {
+    funcs: [CudaFunction; 3],
+    runs: Vec<(u32, LaunchDims, LaunchDims)>,
 }
 
 /// Pushes the arguments of the COO kernels: `nnz, rows, cols, vals, x, y`.
@@ -256,6 +278,7 @@ pub(crate) fn prepare<'m>(
         zero_y: false,
         merge: false,
         chunk: 0,
+        panels: None,
         params: Map::new(),
     };
     let wide = m.wide();
@@ -326,6 +349,46 @@ pub(crate) fn prepare<'m>(
                 p.tail = Some((f(KernelId::CsrMerge, "merge_fixup", None)?, fix));
             }
         }
+        (GpuKernel::CsrPanels(count), DeviceMatrix::Csr(c)) => {
+            let count = count
+                .unwrap_or_else(|| plan::csr_panels(c.dims.ncols, dtype.size()))
+                .max(1);
+            if count == 1 {
+                let mut q = prepare(ctx, GpuKernel::CsrMerge(None), m, dtype)?;
+                q.params.insert("panels".into(), json!(1));
+                return Ok(q);
+            }
+            p.params.insert("panels".into(), json!(count));
+            let mut set = c.panels.lock().unwrap_or_else(PoisonError::into_inner);
+            if set.as_ref().map(|(k, _)| *k) != Some(count) {
+                *set = None; // the old panels' memory first
+                             // after the whole context, so after the upload on any stream
+                ctx.cuda().synchronize()?;
+                *set = Some((count, c.column_panels(ctx.stream(), count, dtype.size())?));
+            }
+            let mut runs = Vec::new();
+            for panel in set.iter().flat_map(|(_, mats)| mats) {
+                let items = panel.dims.nrows + panel.dims.nnz;
+                let chunk = plan::merge_chunk(items, ctx.sm_count(), dtype.size()).max(1);
+                let warps = plan::balanced_warps(items, chunk);
+                if let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) {
+                    ensure_merge_plan(ctx, panel, chunk, warps, dtype.size(), wide)?;
+                    runs.push((chunk, d, fix));
+                }
+            }
+            p.params.insert(
+                "chunks".into(),
+                json!(runs.iter().map(|r| r.0).collect::<Vec<_>>()),
+            );
+            p.panels = Some(PanelLaunch {
+                funcs: [
+                    f(KernelId::CsrMerge, "spmv_csr_merge", None)?,
+                    f(KernelId::CsrMerge, "spmv_csr_merge", Some("acc"))?,
+                    f(KernelId::CsrMerge, "merge_fixup", None)?,
+                ],
+                runs,
+            });
+        }
         (GpuKernel::CsrBinned, DeviceMatrix::Csr(c)) => {
             let mut desc = Vec::new();
             for &(lanes, start, count) in &c.bins {
@@ -393,6 +456,50 @@ pub(crate) fn prepare<'m>(
     Ok(p)
 }
 
+/// [`GpuKernel::CsrPanels`]: per panel, the merge kernel (adding into `y`
+/// after the first panel) and its fix-up, in order on `stream`.
+fn enqueue_panels(
+    stream: &std::sync::Arc<CudaStream>,
+    pl: &PanelLaunch,
+    c: &DevCsr,
+    x: &DevVals,
+    y: &mut DevVals,
+) -> Result<(), GpuError> {
+    let set = c.panels.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some((_, mats)) = set.as_ref() else {
+        return Err(GpuError::MissingKernel(
+            "the column panels (prepare the kernel again)".into(),
+        ));
+    };
+    for (i, (panel, &(chunk, dims, fix))) in mats.iter().zip(&pl.runs).enumerate() {
+        let plan = panel.merge.lock().unwrap_or_else(PoisonError::into_inner);
+        let plan = merge_plan(&plan, chunk)?;
+        let (nrows, nnz, chunk_arg) =
+            (panel.dims.nrows as i32, panel.dims.nnz as i64, chunk as i32);
+        let mut b = stream.launch_builder(&pl.funcs[usize::from(i > 0)]);
+        b.arg(&nrows).arg(&nnz).arg(&chunk_arg);
+        b.arg(&plan.starts)
+            .arg(&plan.carry_rows)
+            .arg(&plan.carry_vals);
+        b.arg(&panel.row_ptr.buf)
+            .arg(&panel.col_idx.buf)
+            .arg(&panel.vals.buf);
+        b.arg(&x.buf).arg(&mut y.buf);
+        // SAFETY: argument list matches spmv_csr_merge_<t>[_acc]; the panel's
+        // merge plan was built for this chunk (prepare), one start and one
+        // carry slot per warp of `dims`; its columns index the whole `x`.
+        unsafe { b.launch(cfg(dims)) }?;
+        let warps = plan.warps as i64;
+        let mut b = stream.launch_builder(&pl.funcs[2]);
+        b.arg(&warps).arg(&plan.carry_rows).arg(&plan.carry_vals);
+        b.arg(&mut y.buf);
+        // SAFETY: argument list matches merge_fixup_<t>; one carry slot per
+        // warp, each naming a row of y or -1.
+        unsafe { b.launch(cfg(fix)) }?;
+    }
+    Ok(())
+}
+
 impl Prepared<'_> {
     /// Enqueues one `y = A x` on `stream` (y zeroed first where the kernel
     /// accumulates). Does not synchronise.
@@ -404,6 +511,9 @@ impl Prepared<'_> {
     ) -> Result<(), GpuError> {
         if self.zero_y && y.len > 0 {
             stream.memset_zeros(&mut y.buf)?;
+        }
+        if let (Some(pl), DeviceMatrix::Csr(c)) = (&self.panels, self.m) {
+            return enqueue_panels(stream, pl, c, x, y);
         }
         if let DeviceMatrix::Csr(c) = self.m {
             for (func, dims, start, count) in &self.bins {

@@ -172,6 +172,53 @@ pub fn sliced_ell_from_csr<T: Copy + Default + Send + Sync>(
     })
 }
 
+/// One column panel of a CSR matrix: its row pointers (one per row plus
+/// one), and the entries of each row that fall in the panel, in their order,
+/// with their global column indices.
+pub type CsrPanel<R, C, V> = (Vec<R>, Vec<C>, Vec<V>);
+
+/// A CSR matrix's entries split by column panel: panel `p` holds the
+/// entries of columns `cuts[p]..cuts[p + 1]` (the panels of
+/// [`crate::GpuKernel::CsrPanels`], [`crate::plan::panel_cuts`]). The
+/// panels' entries are the matrix's, each once; their row pointers are of
+/// the input's type (a panel has no more entries than the matrix).
+///
+/// ```
+/// use sparsetool_gpu::layout::column_panels;
+/// // [[1, 2, 0], [0, 0, 3]] cut after column 1
+/// let p = column_panels(&[0i32, 2, 3], &[0i32, 1, 2], &[1.0, 2.0, 3.0], &[0, 1, 3]);
+/// assert_eq!(p[0], (vec![0, 1, 1], vec![0], vec![1.0]));
+/// assert_eq!(p[1], (vec![0, 1, 2], vec![1, 2], vec![2.0, 3.0]));
+/// ```
+#[must_use]
+pub fn column_panels<R: Index, C: Index, V: Copy + Send + Sync>(
+    row_ptr: &[R],
+    col_idx: &[C],
+    vals: &[V],
+    cuts: &[usize],
+) -> Vec<CsrPanel<R, C, V>> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let bounds: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    bounds
+        .into_par_iter()
+        .map(|(lo, hi)| {
+            let mut rp = Vec::with_capacity(nrows + 1);
+            rp.push(R::from_usize_unchecked(0));
+            let (mut ci, mut v) = (Vec::new(), Vec::new());
+            for r in 0..nrows {
+                for k in row_ptr[r].to_usize()..row_ptr[r + 1].to_usize() {
+                    if (lo..hi).contains(&col_idx[k].to_usize()) {
+                        ci.push(col_idx[k]);
+                        v.push(vals[k]);
+                    }
+                }
+                rp.push(R::from_usize_unchecked(ci.len()));
+            }
+            (rp, ci, v)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

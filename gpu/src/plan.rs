@@ -202,6 +202,45 @@ pub fn merge_chunk(items: usize, sm_count: u32, value_bytes: usize) -> u32 {
     (per_warp.div_ceil(256) * 256).min(1 << 30) as u32
 }
 
+/// Bytes of `x` one column panel of [`crate::GpuKernel::CsrPanels`] gathers
+/// from: about half the 50 MB L2 cache of the H100 and H200, so that the
+/// panel of `x` stays cached beside the matrix stream. Measured with
+/// cuSPARSE by two panels (scripts/column-split-probe.py, BENCHMARKS.md,
+/// issue 17): `x` of 33.6 MB (4.2M columns in f64) gathered at random gains
+/// 16–25 % on the H100 in halves of 16.8 MB; `x` of 16.8 MB (f32) loses
+/// 1–10 % when halved.
+pub const PANEL_X_BYTES: usize = 24_000_000;
+
+/// Column panels of [`crate::GpuKernel::CsrPanels`] for `ncols` columns of
+/// `value_bytes`-byte values: enough that each gathers at most
+/// [`PANEL_X_BYTES`] of `x` (1: no split).
+///
+/// ```
+/// use sparsetool_gpu::plan::csr_panels;
+/// assert_eq!(csr_panels(4_200_000, 8), 2); // 33.6 MB of x
+/// assert_eq!(csr_panels(4_200_000, 4), 1); // 16.8 MB
+/// assert_eq!(csr_panels(0, 8), 1);
+/// ```
+#[must_use]
+pub fn csr_panels(ncols: usize, value_bytes: usize) -> u32 {
+    let panels = (ncols.saturating_mul(value_bytes)).div_ceil(PANEL_X_BYTES);
+    panels.clamp(1, 1 << 16) as u32
+}
+
+/// Where `panels` column panels of equal width start: `panels + 1`
+/// column bounds from 0 to `ncols` (panels beyond `ncols` are empty).
+///
+/// ```
+/// use sparsetool_gpu::plan::panel_cuts;
+/// assert_eq!(panel_cuts(10, 3), [0, 4, 7, 10]);
+/// assert_eq!(panel_cuts(2, 1), [0, 2]);
+/// ```
+#[must_use]
+pub fn panel_cuts(ncols: usize, panels: u32) -> Vec<usize> {
+    let k = panels.max(1) as usize;
+    (0..=k).map(|i| (ncols * i).div_ceil(k)).collect()
+}
+
 /// Threads of the SELL kernel: one per row slot of every slice.
 #[must_use]
 pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {

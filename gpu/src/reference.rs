@@ -341,6 +341,43 @@ fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
     lo
 }
 
+/// Reference of [`crate::GpuKernel::CsrPanels`]: the matrix split at
+/// `cuts` into column panels ([`crate::layout::column_panels`]), then
+/// [`spmv_csr_merge`] on each panel, its chunk `chunk_of(panel's nrows +
+/// nnz)`, the panels added into `y` in order (`spmv_csr_merge_<t>` on the
+/// first, `spmv_csr_merge_<t>_acc` on the others).
+#[allow(clippy::too_many_arguments)] // the merge kernel's own parameters, and the cuts
+pub fn spmv_csr_panels<T: Scalar, I: Index>(
+    items: usize,
+    window: usize,
+    chunk_of: impl Fn(usize) -> usize,
+    cuts: &[usize],
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let mut y = vec![0.0; nrows];
+    for (rp, ci, v) in crate::layout::column_panels(row_ptr, col_idx, vals, cuts) {
+        let mut part = vec![0.0; nrows];
+        spmv_csr_merge(
+            items,
+            window,
+            chunk_of(nrows + v.len()),
+            &rp,
+            &ci,
+            &v,
+            x,
+            &mut part,
+        );
+        for (a, b) in y.iter_mut().zip(part) {
+            *a += b;
+        }
+    }
+    y
+}
+
 /// Reference of `spmv_csr_merge_<t>` (merge-path CSR) and its
 /// `merge_fixup_<t>`: the `nrows + nnz` items of the merge of row ends and
 /// entries cut into chunks of `chunk` items, one per warp, each starting

@@ -294,6 +294,9 @@ fn kernels() -> Vec<GpuKernel> {
     // chunks shorter than a tile and not a multiple of it: most rows are cut
     k.push(GpuKernel::CsrMerge(Some(7)));
     k.push(GpuKernel::CsrMerge(Some(300)));
+    // column panels: two and three (some of them empty on narrow matrices)
+    k.push(GpuKernel::CsrPanels(Some(2)));
+    k.push(GpuKernel::CsrPanels(Some(3)));
     k
 }
 
@@ -357,6 +360,20 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 let mut y = vec![0.0; m.nrows()];
                 r::spmv_csr_balanced(c as usize, m.row_ptr(), m.col_idx(), m.values(), x, &mut y);
                 y
+            }
+            (MatrixRef::Csr(m), GpuKernel::CsrPanels(k)) => {
+                let size = std::mem::size_of::<T>();
+                let k = k.unwrap_or_else(|| plan::csr_panels(m.ncols(), size));
+                r::spmv_csr_panels(
+                    plan::merge_items(size, T::IS_COMPLEX),
+                    plan::merge_window(size),
+                    |items| plan::merge_chunk(items, 132, size) as usize,
+                    &plan::panel_cuts(m.ncols(), k),
+                    m.row_ptr(),
+                    m.col_idx(),
+                    m.values(),
+                    x,
+                )
             }
             (MatrixRef::Csr(m), GpuKernel::CsrMerge(c)) => {
                 let c = c.unwrap_or_else(|| {
@@ -486,7 +503,8 @@ fn check_kernel<T: Scalar, I: Index>(
         | GpuKernel::CsrVector(_)
         | GpuKernel::CsrBalanced(_)
         | GpuKernel::CsrMerge(_)
-        | GpuKernel::CsrBinned => {
+        | GpuKernel::CsrBinned
+        | GpuKernel::CsrPanels(_) => {
             check(label, run(&MatrixRef::Csr(a), &x, kernel));
         }
         GpuKernel::CooAtomic | GpuKernel::CooSegmented => {
@@ -900,6 +918,19 @@ fn transposed_every_format_cpu_twins() {
                 );
                 y
             }
+            GpuKernel::CsrPanels(k) => r::spmv_csr_panels(
+                plan::merge_items(8, false),
+                plan::merge_window(8),
+                |items| plan::merge_chunk(items, 132, 8) as usize,
+                &plan::panel_cuts(
+                    t.ncols(),
+                    k.unwrap_or_else(|| plan::csr_panels(t.ncols(), 8)),
+                ),
+                rp,
+                ci,
+                v,
+                x,
+            ),
             other => return Err(format!("{other:?} is not a CSR kernel")),
         })
     };
