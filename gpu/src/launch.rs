@@ -31,7 +31,9 @@ pub enum GpuKernel {
     /// CSR, rows binned by length, one sub-warp-width launch per bin.
     CsrBinned,
     /// CSR by column panels: the matrix cut into column panels of equal
-    /// width (a copy of its arrays, made when the kernel is prepared), the
+    /// width (a copy of its arrays, made when the kernel is prepared: it
+    /// takes the matrix's size once more on the device, and about twice on
+    /// the host while it is built), the
     /// merge-path kernel on each, the panels after the first adding into
     /// `y`, so that each gathers from a part of `x` that stays in L2
     /// ([`plan::PANEL_X_BYTES`]); `None` picks the count
