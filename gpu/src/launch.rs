@@ -254,6 +254,28 @@ fn ensure_merge_plan(
     Ok(())
 }
 
+/// The merge-path kernel on `c`: its chunk (`chunk`, else the plan's) and,
+/// unless `c` has no rows, the dims of its product and of its fix-up, with
+/// `c`'s partition and carry slots built for them.
+fn merge_launch(
+    ctx: &GpuContext,
+    c: &DevCsr,
+    chunk: Option<u32>,
+    dtype: ValueType,
+    wide: bool,
+) -> Result<(u32, Option<(LaunchDims, LaunchDims)>), GpuError> {
+    let items = c.dims.nrows + c.dims.nnz;
+    let chunk = chunk
+        .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count(), dtype.size()))
+        .max(1);
+    let warps = plan::balanced_warps(items, chunk);
+    let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) else {
+        return Ok((chunk, None));
+    };
+    ensure_merge_plan(ctx, c, chunk, warps, dtype.size(), wide)?;
+    Ok((chunk, Some((d, fix))))
+}
+
 fn threads(n: u64) -> Option<LaunchDims> {
     plan::dims_for_threads(n, BLOCK)
 }
@@ -337,16 +359,11 @@ pub(crate) fn prepare<'m>(
             }
         }
         (GpuKernel::CsrMerge(chunk), DeviceMatrix::Csr(c)) => {
-            let items = c.dims.nrows + c.dims.nnz;
-            let chunk = chunk
-                .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count(), dtype.size()))
-                .max(1);
+            let (chunk, dims) = merge_launch(ctx, c, chunk, dtype, wide)?;
             p.chunk = chunk;
             p.merge = true;
             p.params.insert("chunk".into(), json!(chunk));
-            let warps = plan::balanced_warps(items, chunk);
-            if let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) {
-                ensure_merge_plan(ctx, c, chunk, warps, dtype.size(), wide)?;
+            if let Some((d, fix)) = dims {
                 p.main = Some((f(KernelId::CsrMerge, "spmv_csr_merge", None)?, d));
                 p.tail = Some((f(KernelId::CsrMerge, "merge_fixup", None)?, fix));
             }
@@ -363,18 +380,15 @@ pub(crate) fn prepare<'m>(
             p.params.insert("panels".into(), json!(count));
             let mut set = c.panels.lock().unwrap_or_else(PoisonError::into_inner);
             if set.as_ref().map(|(k, _)| *k) != Some(count) {
-                *set = None; // the old panels' memory first
-                             // after the whole context, so after the upload on any stream
+                // the old panels' memory first; then wait for the whole
+                // context, so after the upload on any stream
+                *set = None;
                 ctx.cuda().synchronize()?;
                 *set = Some((count, c.column_panels(ctx.stream(), count, dtype.size())?));
             }
             let mut runs = Vec::new();
             for panel in set.iter().flat_map(|(_, mats)| mats) {
-                let items = panel.dims.nrows + panel.dims.nnz;
-                let chunk = plan::merge_chunk(items, ctx.sm_count(), dtype.size()).max(1);
-                let warps = plan::balanced_warps(items, chunk);
-                if let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) {
-                    ensure_merge_plan(ctx, panel, chunk, warps, dtype.size(), wide)?;
+                if let (chunk, Some((d, fix))) = merge_launch(ctx, panel, None, dtype, wide)? {
                     runs.push((chunk, d, fix));
                 }
             }
