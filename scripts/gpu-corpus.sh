@@ -6,7 +6,7 @@
 #   PART=i/n    run the generated matrices whose line number is i mod n (default 1/1)
 #   REAL=0      skip the real matrices           BUDGET=540   seconds before it stops starting
 #   REPS=20     timed launches per kernel        ONLY="l2d-1m uni-8m"   just these names
-#   SKIP="dense-8m circ-50m"   leave these names out
+#   SKIP="dense-8m circ-50m"   leave these names out       DTYPES="f64"   value types (default f32 f64)
 # Results go to bench/results/<date>-<device>-corpus/ in the repository (see BENCHMARKS.md).
 set -uo pipefail
 ST=${ST:-.device/bin/sparsetool}
@@ -26,7 +26,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 left() { echo $((BUDGET - ($(date +%s) - START))); }
 bench_one() { # name file
     local name=$1 f=$2 dt
-    for dt in f32 f64; do
+    for dt in ${DTYPES:-f32 f64}; do
         if [ "$(left)" -lt 15 ]; then echo "budget: skipped $name $dt" | tee -a "$LOG"; return; fi
         local t0=$(date +%s%N)
         if timeout "$(left)" "$ST" bench "$f" --device gpu --sweep --json --reps "$REPS" --dtype "$dt" \
