@@ -542,8 +542,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          the recommendation = its layout's measured time / the oracle's. **Baseline**: always CSR through \
          cuSPARSE (the better of ALG1 and ALG2), against the same oracle.\n\
          - **Model** (`sparsetool_analyze::timing`): per format (and for two kinds of kernel, below), `t = c0 + c1 MB + c2 serial/1e3 + c3 tail/1e6 + \
-         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50)` µs, with MB the bytes of the minimum-bytes model \
-         (the last term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
+         c4 tail_serial/1e3 + c5 rows/1e6 + c6 tail_launch + c7 scrambled/1e6 + c8 max(0, MB - 50) + c9 far/1e6` µs, with MB the bytes of the minimum-bytes model \
+         (the `c8` term: the bytes beyond the 50 MB L2 cache of the H100 and H200, the only ones that pay the DRAM bandwidth when products repeat), `serial` the longest \
          run of entries one thread walks (for CSR the longest row shared by the lanes its vector kernel gives a row, \
          `timing::csr_vector_lanes`: a power of two from the mean row length, 2 to 32; capped at `CSR_SERIAL_CAP` = 1024 \
          entries for the `csr` model below, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
@@ -553,6 +553,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          `scrambled` the entries whose warp of 32 rows, after the global (stable) sort by length of JDS and fully \
          sorted SELL, came from more than 64 original rows (`Features::sort_scatter`): the sort scatters the `x` \
          gathers of neighbouring threads (windowed SELL and equal rows keep their order). \
+         `far` the entries whose column lies more than 24 MB of `x` / 2 from their row's place on the diagonal, where `x` is larger than \
+         24 MB (`rows::Far`, `Features::far`: none on a stencil of any size, about `nnz (1 - 24 MB / bytes of x)` with random columns): \
+         gathers that miss the cache in every layout but CSR, whose `csr-panels` kernel gathers `x` by column panels of 24 MB, so the \
+         `csr` model has no `far` term (the `csr-vector` model has). \
          Two kinds of kernel have constants of their own, fitted on their times alone: cuSPARSE's sliced ELL \
          (`cusparse-sell`, which runs the layout `sell-32-1`), and CSR's kernels that give a row one thread or one \
          sub-warp (`csr-vector`: `csr-scalar`, `csr-vector`, `csr-vector-l2` to `-l32`; cheap to launch, slowed by the \

@@ -108,6 +108,12 @@ pub struct Features {
     /// was measured.
     #[serde(default)]
     pub sort_scatter: f64,
+    /// Entries whose `x` gather falls outside the cache's window of `x`
+    /// ([`RowLengths::far_gathers`] for these values: 0 where `x` fits in
+    /// [`crate::rows::X_CACHE_BYTES`], and in results written before it was
+    /// counted).
+    #[serde(default)]
+    pub far: u64,
 }
 
 /// Slice heights of the SELL sweep besides 32 (each at σ = 32·C).
@@ -129,7 +135,7 @@ impl Features {
     /// ```
     /// use sparsetool_analyze::{Features, RowLengths};
     /// use sparsetool_formats::Layout;
-    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3].into(), cols: vec![2, 2, 3, 2].into() };
+    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3].into(), cols: vec![2, 2, 3, 2].into(), far: Default::default() };
     /// let f = Features::new(&rl, 8);
     /// let labels: Vec<String> = f.candidates.iter().map(|c| c.layout.to_string()).collect();
     /// assert!(labels.contains(&"csr".into()) && labels.contains(&"ell-3".into()));
@@ -261,6 +267,7 @@ impl Features {
             row_length,
             candidates: out,
             sort_scatter: rl.rows.sort_scatter(counts),
+            far: rl.far_gathers(value_bytes),
         }
     }
 }

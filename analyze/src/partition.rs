@@ -247,6 +247,10 @@ fn lengths(rows: Vec<u32>, ncols: usize) -> RowLengths {
             index: Vec::new(),
             count: Vec::new(),
         },
+        // not counted: a part's gathers are predicted as if they stayed in
+        // the cache (its `x` is the whole vector's, the model's far term
+        // was fitted on whole matrices)
+        far: crate::rows::Far::default(),
     }
 }
 

@@ -33,6 +33,95 @@ pub struct RowLengths {
     pub rows: Lengths,
     /// Entries of each column (`ncols` counts).
     pub cols: Lengths,
+    /// Entries whose column lies far from their row's place on the
+    /// diagonal ([`Far`]; zero where the source does not say).
+    pub far: Far,
+}
+
+/// Bytes of `x` a GPU's L2 cache keeps while the rows sweep past: the
+/// window of [`Far`], and the size of the column panels of the GPU's
+/// `csr-panels` kernel (which gathers each panel's part of `x` in turn, so
+/// that its gathers stay within this many bytes). A quarter less than the
+/// 50 MB L2 of the H100 and H200: the matrix stream shares the cache.
+pub const X_CACHE_BYTES: u64 = 24_000_000;
+
+/// Entries whose `x` gather falls outside a window of [`X_CACHE_BYTES`]
+/// of `x` around their row's place on the diagonal (column `i · ncols /
+/// nrows` of row `i`): `|j − i · ncols / nrows| ≥ X_CACHE_BYTES / (2 ·
+/// value bytes)`, counted for values of 4, 8 and 16 bytes. On a banded or
+/// stencil matrix none are far, whatever the size of `x`; with uniformly
+/// random columns a share `1 − X_CACHE_BYTES / (bytes of x)` is: the
+/// gathers that miss the cache when `x` outgrows it
+/// ([`RowLengths::far_gathers`]).
+///
+/// ```
+/// use sparsetool_analyze::rows::Far;
+/// let mut f = Far::counter(1_000_000, 10_000_000);
+/// f.add(0, 0); // on the diagonal
+/// f.add(0, 9_999_999); // far for every value size
+/// f.add(500_000, 5_000_000 + 2_000_000); // 2M columns away: far for 8 and 16 bytes
+/// assert_eq!(f.counts(), [1, 2, 2]);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Far(pub [u64; 3]);
+
+/// The value sizes [`Far`] counts for, in its order.
+pub const FAR_VALUE_BYTES: [u64; 3] = [4, 8, 16];
+
+/// Counts [`Far`] entries of one matrix (one per task, then
+/// [`FarCounter::merge`]d).
+#[derive(Debug, Clone, Copy)]
+pub struct FarCounter {
+    nrows: u64,
+    ncols: u64,
+    window: [u64; 3],
+    counts: [u64; 3],
+}
+
+impl Far {
+    /// A counter for an `nrows` × `ncols` matrix.
+    #[must_use]
+    pub fn counter(nrows: usize, ncols: usize) -> FarCounter {
+        FarCounter {
+            nrows: nrows.max(1) as u64,
+            ncols: ncols as u64,
+            window: FAR_VALUE_BYTES.map(|b| X_CACHE_BYTES / (2 * b)),
+            counts: [0; 3],
+        }
+    }
+}
+
+impl FarCounter {
+    /// Counts the entry `(i, j)`.
+    #[inline]
+    pub fn add(&mut self, i: u64, j: u64) {
+        let diag = (u128::from(i) * u128::from(self.ncols) / u128::from(self.nrows)) as u64;
+        let d = j.abs_diff(diag);
+        for (c, w) in self.counts.iter_mut().zip(self.window) {
+            *c += u64::from(d >= w);
+        }
+    }
+
+    /// The sum of two counters of the same matrix.
+    #[must_use]
+    pub fn merge(mut self, b: Self) -> Self {
+        for (c, x) in self.counts.iter_mut().zip(b.counts) {
+            *c += x;
+        }
+        self
+    }
+
+    /// The counts so far, in the order of [`FAR_VALUE_BYTES`].
+    #[must_use]
+    pub fn counts(&self) -> [u64; 3] {
+        self.counts
+    }
+
+    /// The result.
+    #[must_use]
+    pub fn finish(self) -> Far {
+        Far(self.counts)
+    }
 }
 
 #[cfg(test)]
@@ -45,6 +134,7 @@ impl RowLengths {
             ncols: cols.len(),
             rows: rows.into(),
             cols: cols.into(),
+            far: Far::default(),
         }
     }
 }
@@ -412,7 +502,13 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        Self::with_columns(nrows, ncols, rows.into(), col_idx)
+        let mut far = Far::counter(nrows, ncols);
+        for (i, w) in row_ptr.windows(2).enumerate() {
+            for j in &col_idx[w[0].to_usize()..w[1].to_usize()] {
+                far.add(i as u64, j.to_usize() as u64);
+            }
+        }
+        Self::with_columns(nrows, ncols, rows.into(), col_idx, far.finish())
     }
 
     /// Row and column lengths from coordinate arrays (one `(row, col)` pair
@@ -435,7 +531,11 @@ impl RowLengths {
             )));
         }
         let rows = index_counts(&ROW, nrows, row_idx)?;
-        Self::with_columns(nrows, ncols, rows, col_idx)
+        let mut far = Far::counter(nrows, ncols);
+        for (i, j) in row_idx.iter().zip(col_idx) {
+            far.add(i.to_usize() as u64, j.to_usize() as u64);
+        }
+        Self::with_columns(nrows, ncols, rows, col_idx, far.finish())
     }
 
     /// The row lengths `rows` with the column lengths counted from `col_idx`.
@@ -444,6 +544,7 @@ impl RowLengths {
         ncols: usize,
         rows: Lengths,
         col_idx: &[I],
+        far: Far,
     ) -> Result<Self, AnalyzeError> {
         let cols = index_counts(&COLUMN, ncols, col_idx)?;
         Ok(Self {
@@ -451,7 +552,32 @@ impl RowLengths {
             ncols,
             rows,
             cols,
+            far,
         })
+    }
+
+    /// The [`Far`] entries for values of `value_bytes` bytes, where `x`
+    /// (`ncols` values) is larger than [`X_CACHE_BYTES`]; 0 where it is
+    /// not (every gather can hit the cache).
+    ///
+    /// ```
+    /// use sparsetool_analyze::RowLengths;
+    /// // one row of 8M columns: its entries at both ends
+    /// let rl = RowLengths::from_row_ptr(1, 8_000_000, &[0i32, 2], &[0i32, 7_999_999]).unwrap();
+    /// assert_eq!(rl.far_gathers(8), 1); // x is 64 MB: the last column is far
+    /// assert_eq!(rl.far_gathers(4), 1);
+    /// let small = RowLengths::from_row_ptr(1, 1_000_000, &[0i32, 1], &[999_999i32]).unwrap();
+    /// assert_eq!(small.far_gathers(8), 0); // x is 8 MB
+    /// ```
+    #[must_use]
+    pub fn far_gathers(&self, value_bytes: u64) -> u64 {
+        if (self.ncols as u64).saturating_mul(value_bytes) <= X_CACHE_BYTES {
+            return 0;
+        }
+        FAR_VALUE_BYTES
+            .iter()
+            .position(|&b| b >= value_bytes)
+            .map_or(0, |k| self.far.0[k])
     }
 
     /// Number of stored entries (sum of the row lengths).

@@ -1,11 +1,11 @@
 //! The calibrated time model behind the format recommendation.
 //!
 //! For a candidate layout ([`Candidate`]) of format `f`, the predicted time
-//! of one SpMV is a non-negative combination of nine terms ([`TERMS`]):
+//! of one SpMV is a non-negative combination of ten terms ([`TERMS`]):
 //!
 //! ```text
 //! t_f = c0 + c1 * MB + c2 * serial/1e3 + c3 * tail/1e6 + c4 * tail_serial/1e3 + c5 * rows/1e6
-//!          + c6 * tail_launch + c7 * scrambled/1e6 + c8 * beyond_cache_MB   [µs]
+//!          + c6 * tail_launch + c7 * scrambled/1e6 + c8 * beyond_cache_MB + c9 * far/1e6   [µs]
 //! ```
 //!
 //! - `MB`: bytes one SpMV moves under the minimum-bytes model (the stored
@@ -37,10 +37,18 @@
 //!   of the H100 and H200: a matrix that fits stays in L2 across repeated
 //!   products (as `bench` times them and as an iterative solver runs them),
 //!   and only bytes beyond it pay the DRAM bandwidth.
+//! - `far`: the entries whose `x` gather falls outside the window of `x`
+//!   the cache keeps ([`Features::far`], [`crate::rows::Far`]): 0 on a
+//!   stencil or wherever `x` fits in [`crate::rows::X_CACHE_BYTES`], about
+//!   `nnz · (1 − X_CACHE_BYTES / bytes of x)` with random columns. Those
+//!   gathers miss L2 in every layout but one: CSR's `csr-panels` kernel
+//!   splits the columns into panels of that many bytes of `x` and gathers
+//!   each panel's in turn, so the `csr` model has no `far` term (its time
+//!   is its best kernel's; see [`model_terms`]), and the others pay it.
 //!
 //! `c0` is the fixed cost of the format's launches (why small matrices are
 //! latency-bound and favour one-kernel formats), `c1` its inverse effective
-//! bandwidth. The nine constants of each model are fitted to
+//! bandwidth. The ten constants of each model are fitted to
 //! `sparsetool bench --sweep --json` results by [`fit`] (a relative
 //! least-squares fit with non-negative constants and a common scale per
 //! measured matrix, for what moves all of its layouts alike; layouts more
@@ -68,7 +76,7 @@ use crate::bench::SweepReport;
 use crate::candidates::{Candidate, Features};
 
 /// Number of terms of the model.
-pub const NTERMS: usize = 9;
+pub const NTERMS: usize = 10;
 
 /// Names of the terms, in order.
 pub const TERMS: [&str; NTERMS] = [
@@ -81,6 +89,7 @@ pub const TERMS: [&str; NTERMS] = [
     "tail_launch",
     "scrambled_m",
     "dram_m",
+    "far_m",
 ];
 
 /// The cache size (MB) beyond which a product's bytes pay the DRAM
@@ -95,7 +104,7 @@ pub const CACHE_MB: f64 = 50.0;
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::terms;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let ell = f.candidates.iter().find(|c| c.layout == Layout::Ell { width: 2 }).unwrap();
 /// let t = terms(ell, &f);
@@ -138,6 +147,11 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         },
         scrambled(c.layout, f) / 1e6,
         (mb - CACHE_MB).max(0.0),
+        if c.layout == Layout::Csr {
+            0.0
+        } else {
+            f.far as f64 / 1e6
+        },
     ]
 }
 
@@ -161,7 +175,8 @@ fn scrambled(layout: Layout, f: &Features) -> f64 {
 /// (`csr-vector`) walk the whole longest row, uncapped (the kernels of the
 /// `csr` model stop following it, see [`CSR_SERIAL_CAP`]), over the lanes
 /// the vector kernel's plan gives a row ([`csr_vector_lanes`]; the scalar
-/// kernel and the fixed-width variants, timed beside it, share its term).
+/// kernel and the fixed-width variants, timed beside it, share its term),
+/// and pay the `far` gathers that the `csr` model's panel kernel avoids.
 ///
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
@@ -169,7 +184,7 @@ fn scrambled(layout: Layout, f: &Features) -> f64 {
 /// // one row of 4000 entries among 1000 of 4: mean 8 -> 8 lanes
 /// let mut rows = vec![4u32; 1000];
 /// rows.push(4000);
-/// let rl = RowLengths { nrows: 1001, ncols: 4000, rows: rows.into(), cols: vec![2; 4000].into() };
+/// let rl = RowLengths { nrows: 1001, ncols: 4000, rows: rows.into(), cols: vec![2; 4000].into(), far: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let csr = &f.candidates[0];
 /// assert_eq!(model_terms("csr-vector", csr, &f)[2], 500.0 / 1e3); // 4000 / 8
@@ -185,6 +200,7 @@ pub fn model_terms(model: &str, c: &Candidate, f: &Features) -> [f64; NTERMS] {
     if model == CSR_VECTOR {
         let lanes = u64::from(csr_vector_lanes(f.nrows as usize, f.nnz as usize));
         t[2] = f.row_length.max.div_ceil(lanes) as f64 / 1e3;
+        t[9] = f.far as f64 / 1e6;
     }
     t
 }
@@ -248,7 +264,7 @@ pub const CSR_VECTOR: &str = "csr-vector";
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::sample_model;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let csr = &f.candidates[0];
 /// assert_eq!(sample_model("csr-vector-l16", csr), "csr-vector");
@@ -299,7 +315,7 @@ pub fn model_format(model: &str) -> Option<&'static str> {
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::model_runs;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let sell = |sigma| f.candidates.iter().find(|c| c.layout == Layout::Sell { slice: 32, sigma }).unwrap();
 /// assert!(model_runs("cusparse-sell", sell(1)));
@@ -376,7 +392,9 @@ pub struct TimeModel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_gbps: Option<f64>,
     /// Constants per model (a format name, or a kernel or family of kernels of [`OWN_MODELS`]),
-    /// in the order of [`TERMS`], microseconds.
+    /// in the order of [`TERMS`], microseconds. A profile written before
+    /// the `far` term (nine constants per model) reads with that constant 0.
+    #[serde(deserialize_with = "constants")]
     pub models: BTreeMap<String, [f64; NTERMS]>,
     /// The 10th and 90th percentiles of the fitted runs' scales (see
     /// [`fit`]): the measured times of most matrices of the corpus were
@@ -384,6 +402,28 @@ pub struct TimeModel {
     /// cache. Absent in profiles fitted before 2026-11-24.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<[f64; 2]>,
+}
+
+/// The `models` of a profile: [`NTERMS`] constants per model, or one
+/// fewer (profiles fitted before the `far` term), padded with 0.
+fn constants<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, [f64; NTERMS]>, D::Error> {
+    use serde::de::Error;
+    BTreeMap::<String, Vec<f64>>::deserialize(d)?
+        .into_iter()
+        .map(|(m, v)| {
+            if v.len() + 1 < NTERMS || v.len() > NTERMS {
+                return Err(D::Error::custom(format!(
+                    "{m}: {} constants, expected {NTERMS}",
+                    v.len()
+                )));
+            }
+            let mut k = [0.0; NTERMS];
+            k[..v.len()].copy_from_slice(&v);
+            Ok((m, k))
+        })
+        .collect()
 }
 
 /// The default calibration shipped with the crate (H100, see
@@ -883,9 +923,9 @@ mod tests {
 
     #[test]
     fn fit_recovers_known_constants() {
-        // t = 4 + 0.5 MB + 100 serial_k + 2 scrambled_m + 0.3 dram_m,
-        // exactly; with a few terms unused.
-        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.3];
+        // t = 4 + 0.5 MB + 100 serial_k + 2 scrambled_m + 0.3 dram_m
+        // + 1.5 far_m, exactly; with a few terms unused.
+        let truth = [4.0, 0.5, 100.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.3, 1.5];
         let mut samples = Vec::new();
         for i in 0..40 {
             let t = [
@@ -898,6 +938,7 @@ mod tests {
                 f64::from(i % 2),
                 f64::from(i % 3) * 0.5,
                 (f64::from(i) * 7.0 - 50.0).max(0.0),
+                f64::from((i * 3) % 7),
             ];
             let us: f64 = truth.iter().zip(t).map(|(a, b)| a * b).sum();
             samples.push(Sample {
@@ -1025,7 +1066,7 @@ mod tests {
             ]
         );
         let mut m = fit(&[], "test", "test");
-        let k = [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let k = [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         m.models.insert("csr".into(), k);
         m.models.insert(CSR_VECTOR.into(), k);
         let mut p = m.predict_by_model(&f.candidates[0], &f);
@@ -1083,12 +1124,14 @@ mod tests {
             .find(|c| c.layout == sell32)
             .unwrap();
         assert_eq!(m.predict_us(sell, &features), None);
-        m.models
-            .insert("sell".into(), [9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        m.models.insert(
+            "sell".into(),
+            [9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        );
         assert_eq!(m.predict_us(sell, &features), Some(9.0));
         m.models.insert(
             "cusparse-sell".into(),
-            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         );
         assert_eq!(m.predict_us(sell, &features), Some(3.0));
         let sorted = features
@@ -1101,12 +1144,14 @@ mod tests {
         // then the cheaper of it and `csr-vector`
         let csr = &features.candidates[0];
         assert_eq!(csr.layout, Layout::Csr);
-        m.models
-            .insert("csr".into(), [7.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        m.models.insert(
+            "csr".into(),
+            [7.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        );
         assert_eq!(m.predict_us(csr, &features), Some(7.0));
         m.models.insert(
             CSR_VECTOR.into(),
-            [5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         );
         assert_eq!(m.predict_us(csr, &features), Some(5.0));
         assert_eq!(m.predict_us(sell, &features), Some(3.0));
@@ -1120,6 +1165,7 @@ mod tests {
             ncols: 8,
             rows: vec![1, 1, 8].into(),
             cols: vec![2, 2, 1, 1, 1, 1, 1, 1].into(),
+            far: Default::default(),
         };
         let f = Features::new(&rl, 8);
         let hyb = |c: &&Candidate| matches!(c.layout, Layout::Hyb { .. });
@@ -1138,5 +1184,52 @@ mod tests {
         let mut a = vec![1.0, 2.0, 2.0, 4.0];
         let mut b = vec![1.0, 2.0];
         assert_eq!(solve(&mut a, &mut b, 2), None);
+    }
+    #[test]
+    fn far_gathers_cost_every_layout_but_the_csr_model() {
+        use crate::rows::RowLengths;
+        // 1000 rows x 8M columns (x of 64 MB in f64): row i's diagonal
+        // place is column 8000 i; one entry there, one 4M columns away (far)
+        let n = 1000u32;
+        let row_ptr: Vec<i32> = (0..=n as i32).map(|i| 2 * i).collect();
+        let cols: Vec<i32> = (0..n as i32)
+            .flat_map(|i| [8000 * i, (8000 * i + 4_000_000) % 8_000_000])
+            .collect();
+        let rl = RowLengths::from_row_ptr(n as usize, 8_000_000, &row_ptr, &cols).unwrap();
+        let f = Features::new(&rl, 8);
+        assert_eq!(f.far, 1000);
+        for c in &f.candidates {
+            let far = if c.layout == Layout::Csr { 0.0 } else { 1e-3 };
+            assert_eq!(terms(c, &f)[9], far, "{}", c.layout);
+        }
+        let csr = f
+            .candidates
+            .iter()
+            .find(|c| c.layout == Layout::Csr)
+            .unwrap();
+        assert_eq!(model_terms(CSR_VECTOR, csr, &f)[9], 1e-3);
+        assert_eq!(model_terms("csr", csr, &f)[9], 0.0);
+        // 1M columns in f32: x fits, nothing is far
+        let small: Vec<i32> = (0..n).flat_map(|_| [0, 999_999]).collect();
+        let rl = RowLengths::from_row_ptr(n as usize, 1_000_000, &row_ptr, &small).unwrap();
+        assert_eq!(Features::new(&rl, 4).far, 0);
+    }
+
+    #[test]
+    fn profiles_before_the_far_term_read_with_it_zero() {
+        let nine =
+            r#"{"device": "d", "fitted_on": "f", "models": {"csr": [1, 2, 3, 4, 5, 6, 7, 8, 9]}}"#;
+        let m: TimeModel = serde_json::from_str(nine).unwrap();
+        assert_eq!(
+            m.models["csr"],
+            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 0.0]
+        );
+        let eight =
+            r#"{"device": "d", "fitted_on": "f", "models": {"csr": [1, 2, 3, 4, 5, 6, 7, 8]}}"#;
+        let e = serde_json::from_str::<TimeModel>(eight).unwrap_err();
+        assert!(
+            e.to_string().contains("csr: 8 constants, expected 10"),
+            "{e}"
+        );
     }
 }

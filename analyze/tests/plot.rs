@@ -144,6 +144,7 @@ fn empty_matrix_plots() {
         ncols: 0,
         rows: vec![].into(),
         cols: vec![].into(),
+        far: Default::default(),
     };
     let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
     let svg = svg_of(&r, "empty");

@@ -216,6 +216,7 @@ fn empty_matrix_recommends_csr() {
         ncols: 0,
         rows: vec![].into(),
         cols: vec![].into(),
+        far: Default::default(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");
@@ -224,6 +225,7 @@ fn empty_matrix_recommends_csr() {
         ncols: 3,
         rows: vec![0; 5].into(),
         cols: vec![0; 3].into(),
+        far: Default::default(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");

@@ -123,6 +123,16 @@ pub fn suite() -> Vec<SuiteMatrix> {
             "gather of a long x",
         ),
         m(
+            "far-8m",
+            Uniform,
+            200_000,
+            Some(8_000_000),
+            40,
+            2.0,
+            no,
+            "gathers beyond the cache (x of 8M values)",
+        ),
+        m(
             "tall-8m",
             Uniform,
             2_000_000,

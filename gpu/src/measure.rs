@@ -170,6 +170,7 @@ mod tests {
             ncols: lens.len(),
             rows: lens.into(),
             cols: vec![5; 5000].into(),
+            far: Default::default(),
         };
         let report = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
         let top = top_layouts(&report, 3);

@@ -209,7 +209,9 @@ pub fn merge_chunk(items: usize, sm_count: u32, value_bytes: usize) -> u32 {
 /// issue 17): `x` of 33.6 MB (4.2M columns in f64) gathered at random gains
 /// 16–25 % on the H100 in halves of 16.8 MB; `x` of 16.8 MB (f32) loses
 /// 1–10 % when halved.
-pub const PANEL_X_BYTES: usize = 24_000_000;
+/// The same bound is the window of `analyze`'s `far` term
+/// ([`sparsetool_analyze::rows::X_CACHE_BYTES`]), which this kernel avoids.
+pub const PANEL_X_BYTES: usize = sparsetool_analyze::rows::X_CACHE_BYTES as usize;
 
 /// Column panels of [`crate::GpuKernel::CsrPanels`] for `ncols` columns of
 /// `value_bytes`-byte values: enough that each gathers at most

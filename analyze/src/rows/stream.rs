@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 use sparsetool_formats::mm::{self, MmError, MmErrorKind, StructureScan};
 
-use super::{Lengths, RowLengths};
+use super::{Far, FarCounter, Lengths, RowLengths};
 use crate::AnalyzeError;
 
 /// Per-task counting is used up to this many counters (`tasks * (nrows +
@@ -133,6 +133,7 @@ impl Counter {
 struct Local {
     rows: Counter,
     cols: Counter,
+    far: FarCounter,
 }
 
 impl Local {
@@ -140,12 +141,14 @@ impl Local {
     fn add(&mut self, i: u64, j: u64) {
         self.rows.add(i);
         self.cols.add(j);
+        self.far.add(i, j);
     }
 
     fn merge(self, b: Self) -> Self {
         Self {
             rows: self.rows.merge(b.rows),
             cols: self.cols.merge(b.cols),
+            far: self.far.merge(b.far),
         }
     }
 }
@@ -210,10 +213,12 @@ fn count_with(
     (sparse_rows, sparse_cols): (bool, bool),
 ) -> Result<(RowLengths, Vec<mm::Warning>), AnalyzeError> {
     let (nrows, ncols) = (scan.header().nrows, scan.header().ncols);
-    let (rows, cols, warnings) = if local {
+    let far = || Far::counter(nrows, ncols);
+    let (rows, cols, far, warnings) = if local {
         let init = || Local {
             rows: Counter::new(nrows, sparse_rows),
             cols: Counter::new(ncols, sparse_cols),
+            far: far(),
         };
         let (t, w) = scan
             .fold(init, |s, i, j| s.add(i, j), Local::merge)
@@ -221,24 +226,27 @@ fn count_with(
         (
             t.rows.finish("row length")?,
             t.cols.finish("column length")?,
+            t.far,
             w,
         )
     } else {
         let (rows, cols) = (counters(nrows), counters(ncols));
-        let visit = |_: &mut (), i: u64, j: u64| {
+        let visit = |f: &mut FarCounter, i: u64, j: u64| {
             rows[i as usize].fetch_add(1, Ordering::Relaxed);
             cols[j as usize].fetch_add(1, Ordering::Relaxed);
+            f.add(i, j);
         };
-        let ((), w) = scan.fold(|| (), visit, |(), ()| ()).map_err(scan_err)?;
+        let (f, w) = scan.fold(far, visit, FarCounter::merge).map_err(scan_err)?;
         let into =
             |v: Vec<AtomicU32>| Lengths::Dense(v.into_iter().map(AtomicU32::into_inner).collect());
-        (into(rows), into(cols), w)
+        (into(rows), into(cols), f, w)
     };
     let rl = RowLengths {
         nrows,
         ncols,
         rows,
         cols,
+        far: far.finish(),
     };
     Ok((rl, warnings))
 }
@@ -349,6 +357,41 @@ mod tests {
 
     /// The two counting strategies (per-task arrays, shared atomics) give
     /// the same counts, in memory and streamed.
+    #[test]
+    fn far_entries_agree_between_the_stream_and_the_loaded_matrix() {
+        // 400 rows x 4M columns, random columns: many entries far from the
+        // diagonal for each value size, more for larger values
+        let mut x: u64 = 11;
+        let (mut ri, mut ci) = (Vec::new(), Vec::new());
+        let mut text =
+            String::from("%%MatrixMarket matrix coordinate pattern general\n400 4000000 5000\n");
+        for _ in 0..5000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (i, j) = ((x >> 40) % 400, (x >> 11) % 4_000_000);
+            text.push_str(&format!("{} {}\n", i + 1, j + 1));
+            ri.push(i as i64);
+            ci.push(j as i64);
+        }
+        let opts = mm::ReadOptions::default();
+        let scan = || StructureScan::from_bytes(text.as_bytes(), "t", &opts).unwrap();
+        let (local, _) = count_with(scan(), true, (false, true)).unwrap();
+        let (shared, _) = count_with(scan(), false, (false, false)).unwrap();
+        let loaded = RowLengths::from_coords(400, 4_000_000, &ri, &ci).unwrap();
+        assert_eq!(local.far, loaded.far);
+        assert_eq!(shared.far, loaded.far);
+        let [f4, f8, f16] = loaded.far.0;
+        assert!(
+            0 < f4 && f4 < f8 && f8 < f16 && f16 < 5000,
+            "{:?}",
+            loaded.far
+        );
+        // x of 16M bytes in f32 fits the cache: nothing counts as far
+        assert_eq!(loaded.far_gathers(4), 0);
+        assert_eq!(loaded.far_gathers(8), f8);
+    }
+
     #[test]
     fn shared_and_local_counters_agree() {
         let mut x: u64 = 7;
