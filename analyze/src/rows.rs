@@ -72,10 +72,17 @@ pub const FAR_VALUE_BYTES: [u64; 3] = [4, 8, 16];
 /// [`FarCounter::merge`]d).
 #[derive(Debug, Clone, Copy)]
 pub struct FarCounter {
-    nrows: u64,
-    ncols: u64,
+    /// Columns per row: row `i`'s place on the diagonal is `i · ratio`
+    /// (a float: one multiply per entry, where an exact 128-bit division
+    /// would cost the streaming pass more than its parsing; the window is
+    /// a million columns wide, so rounding does not matter).
+    ratio: f64,
     window: [u64; 3],
     counts: [u64; 3],
+    /// Whether any value size makes `x` larger than [`X_CACHE_BYTES`]:
+    /// if not, [`RowLengths::far_gathers`] is 0 whatever the counts, and
+    /// nothing is counted.
+    on: bool,
 }
 
 impl Far {
@@ -83,8 +90,8 @@ impl Far {
     #[must_use]
     pub fn counter(nrows: usize, ncols: usize) -> FarCounter {
         FarCounter {
-            nrows: nrows.max(1) as u64,
-            ncols: ncols as u64,
+            ratio: ncols as f64 / nrows.max(1) as f64,
+            on: (ncols as u64).saturating_mul(FAR_VALUE_BYTES[2]) > X_CACHE_BYTES,
             window: FAR_VALUE_BYTES.map(|b| X_CACHE_BYTES / (2 * b)),
             counts: [0; 3],
         }
@@ -95,7 +102,10 @@ impl FarCounter {
     /// Counts the entry `(i, j)`.
     #[inline]
     pub fn add(&mut self, i: u64, j: u64) {
-        let diag = (u128::from(i) * u128::from(self.ncols) / u128::from(self.nrows)) as u64;
+        if !self.on {
+            return;
+        }
+        let diag = (i as f64 * self.ratio) as u64;
         let d = j.abs_diff(diag);
         for (c, w) in self.counts.iter_mut().zip(self.window) {
             *c += u64::from(d >= w);
