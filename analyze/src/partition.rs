@@ -42,7 +42,7 @@ use sparsetool_formats::{Csr, Index, Layout, Scalar};
 
 use crate::candidates::Features;
 use crate::recommend::rank_layouts;
-use crate::rows::{Lengths, RowLengths};
+use crate::rows::{Far, FarCounter, Lengths, RowLengths};
 use crate::rules::CostModel;
 use crate::timing::TimeModel;
 use crate::AnalyzeError;
@@ -205,10 +205,12 @@ fn owner(bounds: &[usize], c: usize) -> usize {
     bounds.partition_point(|&b| b <= c).saturating_sub(1)
 }
 
-/// Row and ghost lengths of one part under the column range it owns.
+/// Row and ghost lengths of one part under the column range it owns, and
+/// the far entries of its local block (its rows and columns from 0).
 struct Split {
     local: Vec<u32>,
     ghost: Vec<u32>,
+    far: Far,
 }
 
 fn to_u32(n: usize) -> Result<u32, AnalyzeError> {
@@ -225,6 +227,7 @@ fn split_lengths<I: Index>(
     cols: Range<usize>,
 ) -> Result<Split, AnalyzeError> {
     let pairs: Vec<(u32, u32)> = rows
+        .clone()
         .into_par_iter()
         .map(|r| {
             let row = &col_idx[row_ptr[r].to_usize()..row_ptr[r + 1].to_usize()];
@@ -233,10 +236,25 @@ fn split_lengths<I: Index>(
         })
         .collect::<Result<_, AnalyzeError>>()?;
     let (local, ghost) = pairs.into_iter().unzip();
-    Ok(Split { local, ghost })
+    let counter = || Far::counter(rows.len(), cols.len());
+    let far = rows
+        .clone()
+        .into_par_iter()
+        .fold(counter, |mut f, r| {
+            for c in &col_idx[row_ptr[r].to_usize()..row_ptr[r + 1].to_usize()] {
+                let c = c.to_usize();
+                if cols.contains(&c) {
+                    f.add((r - rows.start) as u64, (c - cols.start) as u64);
+                }
+            }
+            f
+        })
+        .reduce(counter, FarCounter::merge)
+        .finish();
+    Ok(Split { local, ghost, far })
 }
 
-fn lengths(rows: Vec<u32>, ncols: usize) -> RowLengths {
+fn lengths(rows: Vec<u32>, ncols: usize, far: Far) -> RowLengths {
     RowLengths {
         nrows: rows.len(),
         ncols,
@@ -247,10 +265,7 @@ fn lengths(rows: Vec<u32>, ncols: usize) -> RowLengths {
             index: Vec::new(),
             count: Vec::new(),
         },
-        // not counted: a part's gathers are predicted as if they stayed in
-        // the cache (its `x` is the whole vector's, the model's far term
-        // was fitted on whole matrices)
-        far: crate::rows::Far::default(),
+        far,
     }
 }
 
@@ -267,7 +282,10 @@ fn predict(
     let (layout, local_us) = if rows == 0 {
         (Layout::Csr, 0.0)
     } else {
-        let f = Features::new(&lengths(split.local.clone(), cols), opts.value_bytes);
+        let f = Features::new(
+            &lengths(split.local.clone(), cols, split.far),
+            opts.value_bytes,
+        );
         match rank_layouts(&f, &opts.model, &CostModel::default())
             .first()
             .filter(|_| local_nnz > 0)
@@ -288,7 +306,13 @@ fn predict(
     let ghost_us = if ghost_rows.is_empty() {
         0.0
     } else {
-        let f = Features::new(&lengths(ghost_rows, ghost_cols), opts.value_bytes);
+        // the ghost block's columns are numbered compactly, in ascending
+        // global order: their distances from the diagonal mean nothing, and
+        // its far entries are not counted
+        let f = Features::new(
+            &lengths(ghost_rows, ghost_cols, Far::default()),
+            opts.value_bytes,
+        );
         f.candidates
             .iter()
             .find(|c| c.layout == Layout::Coo)

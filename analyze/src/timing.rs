@@ -849,7 +849,7 @@ impl Gram {
 
     /// The non-negative least-squares constants and the subset of terms
     /// they use: `hint`'s subset when it is still optimal, else the best
-    /// non-negative solution over every subset (2^9 - 1 of them: exact and
+    /// non-negative solution over every subset (2^10 - 1 of them: exact and
     /// simple).
     fn nnls(&self, hint: Option<u32>) -> (u32, [f64; NTERMS]) {
         if let Some(m) = hint {

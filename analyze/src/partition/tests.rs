@@ -284,3 +284,39 @@ proptest! {
         check(&a, &p);
     }
 }
+
+#[test]
+fn a_part_counts_the_far_entries_of_its_local_block() {
+    // 1000 rows x 8M columns, two parts of 4M columns each (32 MB of x in
+    // f64 apiece): row r's entries at its local diagonal place and 2M
+    // columns from it within its own part, and one ghost entry
+    let (n, m) = (1000usize, 8_000_000usize);
+    let (half_r, half_c) = (n / 2, m / 2);
+    let rows: Vec<Vec<usize>> = (0..n)
+        .map(|r| {
+            let (part, lr) = (r / half_r, r % half_r);
+            let base = part * half_c;
+            let diag = lr * half_c / half_r;
+            let far = (diag + 2_000_000) % half_c;
+            let ghost = (base + half_c) % m;
+            let mut v = vec![base + diag, base + far, ghost];
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let a = csr(n, m, &rows);
+    let s = split_lengths(a.row_ptr(), a.col_idx(), 0..half_r, 0..half_c).unwrap();
+    assert_eq!(s.local, vec![2; half_r]);
+    assert_eq!(s.ghost, vec![1; half_r]);
+    // the local block on its own, numbered from 0, counts the same
+    let local: Vec<i64> = rows[..half_r]
+        .iter()
+        .flat_map(|v| v.iter().filter(|&&c| c < half_c).map(|&c| c as i64))
+        .collect();
+    let ptr: Vec<i64> = (0..=half_r as i64).map(|i| 2 * i).collect();
+    let alone = RowLengths::from_row_ptr(half_r, half_c, &ptr, &local).unwrap();
+    assert_eq!(s.far, alone.far);
+    // 2M columns away is far for 8- and 16-byte values (windows 1.5M and
+    // 750k columns), not for 4-byte ones (3M)
+    assert_eq!(s.far.0, [0, half_r as u64, half_r as u64]);
+}

@@ -355,8 +355,8 @@ pub fn read_row_lengths(
 mod tests {
     use super::*;
 
-    /// The two counting strategies (per-task arrays, shared atomics) give
-    /// the same counts, in memory and streamed.
+    /// Both counting strategies count the far entries as the loaded matrix
+    /// does.
     #[test]
     fn far_entries_agree_between_the_stream_and_the_loaded_matrix() {
         // 400 rows x 4M columns, random columns: many entries far from the
@@ -392,6 +392,8 @@ mod tests {
         assert_eq!(loaded.far_gathers(8), f8);
     }
 
+    /// The two counting strategies (per-task arrays, shared atomics) give
+    /// the same counts, in memory and streamed.
     #[test]
     fn shared_and_local_counters_agree() {
         let mut x: u64 = 7;
