@@ -3,7 +3,7 @@
 //! are borrowed by pointer, never copied to or from the host.
 
 use cudarc::driver::CudaSlice;
-use sparsetool_formats::{FormatKind, Index, MatrixRef, Scalar};
+use sparsetool_formats::{Index, MatrixRef, Scalar};
 
 use crate::context::GpuContext;
 use crate::device_matrix::{upload, DevVals};
@@ -12,8 +12,8 @@ use crate::launch::{prepare, GpuKernel};
 use crate::GpuError;
 
 /// `y = A x` (or `y = Aᵀ x` if `transpose`, on the CSR of `Aᵀ` as
-/// [`crate::spmv_gpu_transpose`] runs it) with the default kernel of the
-/// format, where `x_ptr` and `y_ptr` are device pointers in `ctx`'s
+/// [`crate::spmv_gpu_transpose`] runs it) with the kernel
+/// [`GpuKernel::default_for_matrix`] chooses, where `x_ptr` and `y_ptr` are device pointers in `ctx`'s
 /// (primary) context. The matrix is uploaded; `x` and `y` are used in place.
 /// Returns once `y` is written (the stream is synchronised).
 ///
@@ -45,7 +45,7 @@ pub unsafe fn spmv_gpu_device<T: Scalar, I: Index>(
     if nrows == 0 {
         return Ok(());
     }
-    let kernel = GpuKernel::default_for(if transpose { FormatKind::Csr } else { a.kind() });
+    let kernel = GpuKernel::default_for_matrix(&a);
     let stream = ctx.stream();
     let m = upload(stream, &a, Offsets::Auto)?;
     let p = prepare(ctx, kernel, &m, dtype)?;

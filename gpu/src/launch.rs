@@ -124,7 +124,10 @@ impl GpuKernel {
             .collect()
     }
 
-    /// The kernel [`crate::spmv_gpu`] uses for `kind`.
+    /// The kernel of `kind` for a matrix whose shape is unknown: a
+    /// format's only kernel, and for CSR the vector kernel at its planned
+    /// lanes ([`GpuKernel::for_csr`] chooses better from the row lengths;
+    /// [`GpuKernel::default_for_matrix`] uses it).
     #[must_use]
     pub fn default_for(kind: FormatKind) -> GpuKernel {
         match kind {
@@ -135,6 +138,63 @@ impl GpuKernel {
             FormatKind::Jds => GpuKernel::Jds,
             FormatKind::Sell => GpuKernel::Sell,
             FormatKind::Csc => GpuKernel::CscScatter,
+        }
+    }
+}
+
+impl GpuKernel {
+    /// The kernel the one-shot products ([`crate::spmv_gpu`],
+    /// [`crate::spmv_gpu_transpose`], the device-pointer product of
+    /// [`crate::external`]) and each part of a multi-GPU product run on
+    /// `a`: [`GpuKernel::for_csr`] for CSR, else the format's kernel.
+    #[must_use]
+    pub fn default_for_matrix<T: sparsetool_formats::Scalar, I: sparsetool_formats::Index>(
+        a: &sparsetool_formats::MatrixRef<'_, T, I>,
+    ) -> GpuKernel {
+        match a {
+            sparsetool_formats::MatrixRef::Csr(c) => {
+                GpuKernel::for_csr(c.nrows(), c.nnz(), c.max_row_len())
+            }
+            other => GpuKernel::default_for(other.kind()),
+        }
+    }
+
+    /// The CSR kernel for a matrix of `nrows` rows, `nnz` entries and
+    /// rows of at most `max_row_len`, chosen from the shape alone (no
+    /// timing):
+    /// - rows longer than 32 times the mean and than 64 entries (a skewed
+    ///   or power-law matrix): [`GpuKernel::CsrMerge`], whose warps take
+    ///   equal shares of rows plus entries, so that no row is walked by
+    ///   one sub-warp;
+    /// - else [`GpuKernel::CsrVector`] with the power of two of lanes at or
+    ///   below the mean row length ([`plan::lanes_at_or_below_mean`]).
+    ///
+    /// Never [`GpuKernel::CsrPanels`]: its panel copy is built once per
+    /// matrix, far more than one product gains from it (`bench` times it).
+    ///
+    /// Chosen on the 98 matrix and value-type runs of each of the H100 and
+    /// H200 corpora (`bench --sweep`, BENCHMARKS.md): the rule's kernel
+    /// takes 1.046x (H100) and 1.044x (H200) the fastest of our CSR kernels
+    /// in geometric mean, at worst 1.69x (small matrices of a few hundred
+    /// thousand entries, where the vector kernel wins by microseconds).
+    /// The vector kernel at its planned lanes, the default before this
+    /// rule, took 1.73x and 1.79x, at worst 119x (a matrix with a dense
+    /// row).
+    ///
+    /// ```
+    /// use sparsetool_gpu::GpuKernel;
+    /// // a 5-point stencil
+    /// assert_eq!(GpuKernel::for_csr(1_000_000, 4_996_000, 5), GpuKernel::CsrVector(Some(4)));
+    /// // a power law with a row of a million entries
+    /// assert_eq!(GpuKernel::for_csr(1_000_000, 16_000_000, 1_000_000), GpuKernel::CsrMerge(None));
+    /// ```
+    #[must_use]
+    pub fn for_csr(nrows: usize, nnz: usize, max_row_len: usize) -> GpuKernel {
+        let mean = nnz as f64 / nrows.max(1) as f64;
+        if max_row_len > 64 && max_row_len as f64 > 32.0 * mean {
+            GpuKernel::CsrMerge(None)
+        } else {
+            GpuKernel::CsrVector(Some(plan::lanes_at_or_below_mean(nrows, nnz)))
         }
     }
 }
@@ -698,5 +758,64 @@ impl Prepared<'_> {
             DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => {}
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GpuKernel;
+    use sparsetool_formats::{Coo, Csr, FormatKind, MatrixRef};
+
+    #[test]
+    fn csr_kernel_follows_the_row_lengths() {
+        // rows at the mean: the vector kernel, lanes at or below the mean
+        assert_eq!(
+            GpuKernel::for_csr(1000, 27_000, 27),
+            GpuKernel::CsrVector(Some(16))
+        );
+        assert_eq!(
+            GpuKernel::for_csr(1000, 2000, 3),
+            GpuKernel::CsrVector(Some(2))
+        );
+        assert_eq!(
+            GpuKernel::for_csr(10, 10_000, 1000),
+            GpuKernel::CsrVector(Some(32))
+        );
+        // a row of 64 entries is not long; 65 at 32x the mean is
+        assert_eq!(
+            GpuKernel::for_csr(1000, 1000, 64),
+            GpuKernel::CsrVector(Some(2))
+        );
+        assert_eq!(
+            GpuKernel::for_csr(1000, 1000, 65),
+            GpuKernel::CsrMerge(None)
+        );
+        // long, but not 32x the mean
+        assert_eq!(
+            GpuKernel::for_csr(100, 50_000, 10_000),
+            GpuKernel::CsrVector(Some(32))
+        );
+        assert_eq!(GpuKernel::for_csr(0, 0, 0), GpuKernel::CsrVector(Some(2)));
+    }
+
+    #[test]
+    fn default_for_matrix_reads_a_csr_row_lengths() {
+        // one dense row of 100 entries among 99 rows of one
+        let n = 100;
+        let mut rows = vec![0i32; n];
+        let mut cols: Vec<i32> = (0..n as i32).collect();
+        rows.extend(1..n as i32);
+        cols.extend(1..n as i32);
+        let vals = vec![1.0f64; rows.len()];
+        let coo = Coo::<f64, i32>::try_from_parts(n, n, rows, cols, vals).expect("valid");
+        let csr: Csr<f64, i32> = sparsetool_convert::coo_to_csr(&coo);
+        assert_eq!(
+            GpuKernel::default_for_matrix(&MatrixRef::Csr(&csr)),
+            GpuKernel::CsrMerge(None)
+        );
+        assert_eq!(
+            GpuKernel::default_for_matrix(&MatrixRef::Coo(&coo)),
+            GpuKernel::default_for(FormatKind::Coo)
+        );
     }
 }

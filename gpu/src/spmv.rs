@@ -11,8 +11,8 @@ use crate::launch::{prepare, GpuKernel};
 use crate::GpuError;
 use sparsetool_formats::MatrixRef;
 
-/// `y = A x` on the GPU with the default kernel of the matrix's format
-/// ([`GpuKernel::default_for`]).
+/// `y = A x` on the GPU with the kernel [`GpuKernel::default_for_matrix`]
+/// chooses for the matrix (for CSR, from its row lengths).
 ///
 /// # Errors
 /// [`GpuError::Shape`] when `x.len() != ncols`, [`GpuError::IndexOverflow`]
@@ -23,7 +23,7 @@ pub fn spmv_gpu<T: Scalar, I: Index>(
     a: &MatrixRef<'_, T, I>,
     x: &[T],
 ) -> Result<Vec<T>, GpuError> {
-    spmv_gpu_with(ctx, a, x, GpuKernel::default_for(a.kind()))
+    spmv_gpu_with(ctx, a, x, GpuKernel::default_for_matrix(a))
 }
 
 /// `y = A x` on the GPU with a chosen kernel (it must read the matrix's
@@ -80,8 +80,7 @@ pub fn spmv_gpu_with_offsets<T: Scalar, I: Index>(
 }
 
 /// `y = Aᵀ x` on the GPU (`x` has `nrows` entries, `y` has `ncols`) with
-/// the default CSR kernel ([`GpuKernel::CsrVector`] at its planned lanes)
-/// on the CSR of `Aᵀ`: for CSC the matrix's own arrays, uploaded as they
+/// the CSR kernel [`GpuKernel::for_csr`] chooses for the CSR of `Aᵀ`: for CSC the matrix's own arrays, uploaded as they
 /// are; for the other formats that CSR is built on the host first
 /// ([`sparsetool_convert::transposed_csr`]). No kernel of its own: CSC of
 /// `A` is CSR of `Aᵀ`.
@@ -108,12 +107,26 @@ pub fn spmv_gpu_transpose<T: Scalar, I: Index>(
     a: &MatrixRef<'_, T, I>,
     x: &[T],
 ) -> Result<Vec<T>, GpuError> {
-    spmv_gpu_transpose_with(
-        ctx,
-        a,
-        x,
-        GpuKernel::default_for(sparsetool_formats::FormatKind::Csr),
-    )
+    check_transpose_x(a, x)?;
+    let t = sparsetool_convert::transposed_csr(*a);
+    let kernel = GpuKernel::for_csr(t.nrows(), t.nnz(), t.max_row_len());
+    spmv_gpu_with(ctx, &MatrixRef::Csr(&t), x, kernel)
+}
+
+/// [`GpuError::Shape`] unless `x` has one entry per row of `a` (the `x` of
+/// `Aᵀ x`).
+fn check_transpose_x<T: Scalar, I: Index>(
+    a: &MatrixRef<'_, T, I>,
+    x: &[T],
+) -> Result<(), GpuError> {
+    if x.len() != a.nrows() {
+        return Err(GpuError::Shape {
+            what: "x",
+            expected: a.nrows(),
+            actual: x.len(),
+        });
+    }
+    Ok(())
 }
 
 /// `y = Aᵀ x` on the GPU with a chosen CSR kernel ([`GpuKernel::CsrScalar`],
@@ -136,13 +149,7 @@ pub fn spmv_gpu_transpose_with<T: Scalar, I: Index>(
             format: "csr (of the transpose)",
         });
     }
-    if x.len() != a.nrows() {
-        return Err(GpuError::Shape {
-            what: "x",
-            expected: a.nrows(),
-            actual: x.len(),
-        });
-    }
+    check_transpose_x(a, x)?;
     let t = sparsetool_convert::transposed_csr(*a);
     spmv_gpu_with(ctx, &MatrixRef::Csr(&t), x, kernel)
 }

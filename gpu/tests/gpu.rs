@@ -672,6 +672,48 @@ fn cpu_twins_of_every_kernel() {
     ));
 }
 
+/// The one-shot products choose their CSR kernel from the row lengths
+/// (`GpuKernel::for_csr`): the merge-path kernel on a matrix with a dense
+/// row, the vector kernel at the mean's lanes on a regular one. Both, and
+/// the transposed product (whose rows are the columns: one dense column),
+/// match the CPU product.
+#[test]
+fn one_shot_products_choose_the_csr_kernel_by_row_lengths() {
+    let n = 3000;
+    let skewed = by_lengths(n, n, 7, |i, _| if i == 17 { n } else { 1 + i % 5 });
+    let regular = by_lengths(n, n, 8, |_, r| 8 + (r % 3) as usize);
+    assert_eq!(
+        GpuKernel::default_for_matrix(&MatrixRef::Csr(&skewed)),
+        GpuKernel::CsrMerge(None)
+    );
+    assert!(matches!(
+        GpuKernel::default_for_matrix(&MatrixRef::Csr(&regular)),
+        GpuKernel::CsrVector(Some(8))
+    ));
+    let Some(ctx) = ctx() else { return };
+    let close = |got: &[f64], want: &[f64], what: &str| {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "{what}: y[{i}] = {g}, want {w}"
+            );
+        }
+    };
+    for (name, a) in [("skewed", &skewed), ("regular", &regular)] {
+        let x: Vec<f64> = x_for(n, 3);
+        let mut want = vec![0.0; n];
+        a.spmv(&x, &mut want);
+        let got = spmv_gpu(&ctx, &MatrixRef::Csr(a), &x).expect("spmv");
+        close(&got, &want, name);
+        let t = sparsetool_convert::transposed_csr(MatrixRef::Csr(a));
+        let mut want_t = vec![0.0; n];
+        t.spmv(&x, &mut want_t);
+        let got_t = spmv_gpu_transpose(&ctx, &MatrixRef::Csr(a), &x).expect("transposed");
+        close(&got_t, &want_t, &format!("{name}, transposed"));
+    }
+}
+
 #[test]
 fn default_kernels_and_errors() {
     let Some(ctx) = ctx() else { return };

@@ -115,19 +115,6 @@ pub fn device_of(p: usize, parts: usize, devices: usize) -> usize {
     (p * devices / parts).min(devices - 1)
 }
 
-/// The kernel a part's local block runs: the format's default, except CSR
-/// with rows longer than the time model's CSR cap, which runs the
-/// load-balanced kernel (a sub-warp per row would serialise on them).
-#[must_use]
-pub fn kernel_for(kind: FormatKind, max_row_len: usize) -> GpuKernel {
-    match kind {
-        FormatKind::Csr if max_row_len as u64 > sparsetool_analyze::timing::CSR_SERIAL_CAP => {
-            GpuKernel::CsrBalanced(None)
-        }
-        k => GpuKernel::default_for(k),
-    }
-}
-
 /// One device: its context, the exchange stream and the gather kernel.
 struct Dev {
     ctx: GpuContext,
@@ -261,7 +248,7 @@ impl DistributedMatrix {
             };
             let layout = layout_of(&converted.as_ref());
             let local = upload(&stream, &converted.as_ref(), Offsets::Auto)?;
-            let kernel = kernel_for(converted.kind(), b.local.max_row_len());
+            let kernel = GpuKernel::default_for_matrix(&converted.as_ref());
             let ghost = if b.ghost.nnz() > 0 {
                 Some(upload_csr_as_coo(&stream, &b.ghost)?)
             } else {
@@ -595,16 +582,6 @@ mod tests {
             }
         }
         assert_eq!(device_of(0, 0, 2), 0);
-    }
-
-    #[test]
-    fn long_csr_rows_run_the_balanced_kernel() {
-        assert_eq!(kernel_for(FormatKind::Csr, 8), GpuKernel::CsrVector(None));
-        assert_eq!(
-            kernel_for(FormatKind::Csr, 1 << 20),
-            GpuKernel::CsrBalanced(None)
-        );
-        assert_eq!(kernel_for(FormatKind::Sell, 1 << 20), GpuKernel::Sell);
     }
 
     #[test]
