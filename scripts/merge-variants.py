@@ -84,9 +84,9 @@ for path in sys.argv[1:]:
             items_total = n + nnz
             tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
             warps = -(-items_total // chunk)
-            starts = cp.zeros(max(warps, 1), cp.int32)
+            starts = cp.zeros(2 * (warps + 1), cp.int32)
             crow = cp.zeros(max(warps, 1), cp.int32); cval = cp.zeros(max(warps, 1), dt)
-            m.get_function('merge_partition')(((warps + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), np.int64(warps), indptr, starts))
+            m.get_function('merge_partition')(((warps + 256) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), np.int64(warps), indptr, starts))
             fixup = m.get_function('merge_fixup_' + t)
             def fn():
                 f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), starts, crow, cval, indptr, indices, data, x, y))

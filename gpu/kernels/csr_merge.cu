@@ -28,6 +28,20 @@
 //    tile's closed rows are gathered in shared memory and stored together
 //    (coalesced). The sum of the row still open at the tile's end is carried
 //    to the next tile.
+// Tiles and chunks start on 128-byte lines of the entry arrays where they
+// can (MP_ALIGN entries): a tile along a long row ends on a multiple of
+// MP_ALIGN entries; a tile of rows whose mean length in the tile is over
+// MP_MIX_MEAN and that holds at least MP_MIX_ROWS rows ends at the last row
+// end before such a multiple (one more search in the window); and
+// merge_partition moves each chunk's start back to the path point at the
+// multiple at or before it. The entry arrays are loaded evict-first, so a
+// line two tiles (or two warps) share was read twice from DRAM; measured
+// with Nsight Compute on the alpha 2.1 power law (f32), the kernel read
+// 625 MB from DRAM where cuSPARSE read 603. Chosen with
+// scripts/merge-variants.py on 13 matrices (BENCHMARKS.md, issue 17):
+// 2.7 % faster in geometric mean in f32 (up to 6 % at alpha 1.6), 1.9 % in
+// f64; the gates keep the mixed tiles of FEM matrices and 3D stencils,
+// which lost 3-4 % when shortened, as they were.
 // Every row is stored once, by the warp that holds its end, so y needs no
 // zeroing. The row still open at a chunk's end leaves its sum in the warp's
 // carry slot (carry_rows / carry_vals), and merge_fixup adds the slots into
@@ -87,6 +101,18 @@
 #endif
 // Warps per block (plan::BLOCK / 32).
 #define MP_WARPS 8
+// Alignment of tiles and chunks, in entries, and the gates of the mixed
+// tiles' alignment (above; mirrored by plan::MERGE_ALIGN, MERGE_MIX_MEAN,
+// MERGE_MIX_ROWS).
+#ifndef MP_ALIGN
+#define MP_ALIGN 32
+#endif
+#ifndef MP_MIX_MEAN
+#define MP_MIX_MEAN 8
+#endif
+#ifndef MP_MIX_ROWS
+#define MP_MIX_ROWS 16
+#endif
 
 // Rows completed before diagonal `d` of the merge path: the first x in
 // [max(0, d - nnz), min(d, nrows)] whose row ends at or after entry d - x
@@ -102,13 +128,36 @@ __device__ __forceinline__ int merge_rows_before(i64 d, int nrows, i64 nnz,
     return (int)lo;
 }
 
-// The start of every warp's chunk: starts[w] = rows completed before
-// diagonal w * chunk. One thread per warp of the product.
+// The start of every warp's chunk, and the end of the last: for w in
+// 0..=warps, starts[2w] = rows completed before its first item and
+// starts[2w + 1] = how far that item lies before diagonal w * chunk (the
+// last: the end of the path). A chunk starts at the path point whose entry
+// index is the multiple of MP_ALIGN at or before the diagonal's (the rows
+// ending at or before that entry completed): never later than the
+// diagonal, and in order, since both coordinates grow with the diagonal.
+// One thread per slot.
 extern "C" __global__ void merge_partition(int nrows, i64 nnz, int chunk, i64 warps,
                                            const ofs_t* __restrict__ row_ptr,
                                            int* __restrict__ starts) {
     const i64 w = global_thread_id();
-    if (w < warps) starts[w] = merge_rows_before(w * (i64)chunk, nrows, nnz, row_ptr);
+    if (w > warps) return;
+    const i64 d = min(w * (i64)chunk, (i64)nrows + nnz);
+    int x = merge_rows_before(d, nrows, nnz, row_ptr);
+    i64 e = d - x;
+    const i64 ea = e & ~(i64)(MP_ALIGN - 1);
+    if (w > 0 && w < warps && ea < e) {
+        // the rows ending at or before entry ea: the first row in [0, x]
+        // that ends after it
+        int lo = 0, hi = x;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if ((i64)ld(row_ptr + mid + 1) <= ea) lo = mid + 1; else hi = mid;
+        }
+        x = lo;
+        e = ea;
+    }
+    starts[2 * w] = x;
+    starts[2 * w + 1] = (int)(d - (x + e));
 }
 
 // The same search inside a tile, in shared memory: rows completed before
@@ -151,11 +200,12 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 
     const i64 total = (i64)nrows + nnz;
     const i64 warp = global_thread_id() >> 5;
-    const i64 d_begin = warp * (i64)chunk;
-    if (d_begin >= total) return;  // warp-uniform
-    const i64 d_end = min(d_begin + (i64)chunk, total);
+    if (warp * (i64)chunk >= total) return;  // warp-uniform
+    // the chunk, each end moved back to its aligned path point
+    const i64 d_begin = warp * (i64)chunk - ld(starts + 2 * warp + 1);
+    const i64 d_end = min((warp + 1) * (i64)chunk, total) - ld(starts + 2 * warp + 3);
 
-    int xr = ld(starts + warp);
+    int xr = ld(starts + 2 * warp);
     ofs_t ye = (ofs_t)(d_begin - xr);  // entries consumed
     int loaded = xr;  // rows below this one have their end in the ring
     T carry = T(0);   // sum so far of row xr (lane 0 adds it)
@@ -184,7 +234,10 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
         }
         if (s_end[base] - ye >= (ofs_t)tl) {
             // the whole tile is entries of row xr (along a long row): sum
-            // them in registers, no search, no shared memory, no scan
+            // them in registers, no search, no shared memory, no scan; the
+            // tile ends on an aligned entry unless it ends the chunk
+            const ofs_t ea = (ye + (ofs_t)tl) & ~(ofs_t)(MP_ALIGN - 1);
+            if (ea > ye && d + tl < d_end) tl = (int)(ea - ye);
             T acc = T(0);
 #pragma unroll
             for (int m = 0; m < ITEMS; ++m) {
@@ -196,8 +249,24 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
             d += tl;
             continue;
         }
-        const int tile_rows = merge_search_tile<WIN>(tl, s_end, base, ye, rows_left, entries_left);
-        const int tile_entries = tl - tile_rows;
+        int tile_rows = merge_search_tile<WIN>(tl, s_end, base, ye, rows_left, entries_left);
+        int tile_entries = tl - tile_rows;
+        if (d + tl < d_end && tile_entries > MP_MIX_MEAN * tile_rows && tile_rows >= MP_MIX_ROWS) {
+            // end the tile at the last row end at or before an aligned
+            // entry inside it: (rows ending there, that entry) is a point
+            // of the path (every row left out ends after it)
+            const ofs_t ea = (ye + (ofs_t)tile_entries) & ~(ofs_t)(MP_ALIGN - 1);
+            if (ea > ye && ea < ye + (ofs_t)tile_entries) {
+                int lo = 0, hi = tile_rows;
+                while (lo < hi) {
+                    const int mid = (lo + hi) >> 1;
+                    if (s_end[(base + mid) & (WIN - 1)] <= ea) lo = mid + 1; else hi = mid;
+                }
+                tile_rows = lo;
+                tile_entries = (int)(ea - ye);
+                tl = tile_rows + tile_entries;
+            }
+        }
 #pragma unroll
         for (int m = 0; m < ITEMS; ++m) {
             const int j = lane + 32 * m;
@@ -284,3 +353,41 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
         if (w < warps && carry_rows[w] >= 0) atomic_add(y + carry_rows[w], carry_vals[w]); \
     }
 SPMV_TYPES(CSR_MERGE)
+
+// Column panels of a CSR matrix, built on the device (GpuKernel::CsrPanels,
+// DevCsr::column_panels), so the host holds row offsets only, never the
+// entries. panel_split: for every cut between panels (cut-major) and every
+// row, the first entry of the row whose column reaches the cut (a row's
+// columns ascend: a binary search). The host turns those positions into each
+// panel's row pointers. panel_copy: for every row, its `words`-word items
+// from src_start[row] to the panel's row range dst_ptr[row]..dst_ptr[row+1]
+// (the column indices: 1 word; the values: 1, 2 or 4), one warp per row.
+extern "C" __global__ void panel_split(int nrows, int ncuts, const int* __restrict__ cuts,
+                                       const ofs_t* __restrict__ row_ptr,
+                                       const int* __restrict__ col_idx,
+                                       ofs_t* __restrict__ split) {
+    const i64 t = global_thread_id();
+    if (t >= (i64)nrows * ncuts) return;
+    const int c = (int)(t / nrows);
+    const int r = (int)(t - (i64)c * nrows);
+    const int cut = cuts[c];
+    ofs_t lo = ld(row_ptr + r), hi = ld(row_ptr + r + 1);
+    while (lo < hi) {
+        const ofs_t mid = lo + ((hi - lo) >> 1);
+        if (ld(col_idx + mid) < cut) lo = mid + 1; else hi = mid;
+    }
+    split[t] = lo;
+}
+
+extern "C" __global__ void panel_copy(int nrows, int words, const ofs_t* __restrict__ src_start,
+                                      const ofs_t* __restrict__ dst_ptr,
+                                      const unsigned* __restrict__ in,
+                                      unsigned* __restrict__ out) {
+    const i64 row = global_thread_id() >> 5;
+    const int lane = threadIdx.x & 31;
+    if (row >= nrows) return;
+    const i64 src = (i64)ld(src_start + row) * words;
+    const i64 dst = (i64)ld(dst_ptr + row) * words;
+    const i64 n = ((i64)ld(dst_ptr + row + 1) - (i64)ld(dst_ptr + row)) * words;
+    for (i64 k = lane; k < n; k += 32) out[dst + k] = in[src + k];
+}

@@ -170,76 +170,122 @@ fn download_as<P: bytemuck::Pod>(
 
 impl DevCsr {
     /// This matrix cut into `count` column panels of equal width
-    /// ([`plan::panel_cuts`], [`crate::layout::column_panels`]), each
-    /// uploaded as a CSR matrix of its own (global column indices, offsets
-    /// of this matrix's width) from this matrix's arrays, copied back from
-    /// the device; `value_bytes` is the size of one value.
+    /// ([`plan::panel_cuts`]; the layout of [`crate::layout::column_panels`]),
+    /// each a CSR matrix of its own (global column indices, offsets of this
+    /// matrix's width), built on the device from this matrix's arrays
+    /// (`panel_split` and `panel_copy` in `csr_merge.cu`): the host holds
+    /// only row offsets (one per row and panel), never the entries;
+    /// `value_bytes` is the size of one value (a multiple of 4).
     pub(crate) fn column_panels(
         &self,
-        s: &std::sync::Arc<CudaStream>,
+        ctx: &crate::GpuContext,
         count: u32,
         value_bytes: usize,
     ) -> Result<Vec<DevCsr>, GpuError> {
+        use cudarc::driver::PushKernelArg;
+        let s = ctx.stream();
         let cuts = plan::panel_cuts(self.dims.ncols, count);
-        let nnz = self.dims.nnz;
-        let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
-        cols.truncate(nnz);
-        let n_ptr = self.dims.nrows + 1;
-        let wide = self.row_ptr.wide;
-        let panels = match value_bytes {
-            4 => self.panels_of::<u32>(s, &cols, &cuts, wide, n_ptr)?,
-            8 => self.panels_of::<u64>(s, &cols, &cuts, wide, n_ptr)?,
-            _ => self.panels_of::<u128>(s, &cols, &cuts, wide, n_ptr)?,
-        };
-        Ok(panels)
-    }
-
-    /// [`DevCsr::column_panels`] for values of `V`'s size.
-    fn panels_of<V: bytemuck::Pod + Send + Sync>(
-        &self,
-        s: &std::sync::Arc<CudaStream>,
-        cols: &[i32],
-        cuts: &[usize],
-        wide: bool,
-        n_ptr: usize,
-    ) -> Result<Vec<DevCsr>, GpuError> {
-        let vals: Vec<V> = download_as(s, &self.vals.buf, self.dims.nnz)?;
-        if wide {
-            let rp: Vec<i64> = download_as(s, &self.row_ptr.buf, n_ptr)?;
-            self.upload_panels(
-                s,
-                crate::layout::column_panels(&rp, cols, &vals, cuts),
-                wide,
-            )
+        let npanels = cuts.len() - 1;
+        let (nrows, wide) = (self.dims.nrows, self.row_ptr.wide);
+        let row_ptr: Vec<i64> = if wide {
+            download_as::<i64>(s, &self.row_ptr.buf, nrows + 1)?
         } else {
-            let rp: Vec<i32> = download_as(s, &self.row_ptr.buf, n_ptr)?;
-            self.upload_panels(
-                s,
-                crate::layout::column_panels(&rp, cols, &vals, cuts),
-                wide,
-            )
-        }
-    }
-
-    fn upload_panels<R: Index, V: bytemuck::Pod>(
-        &self,
-        s: &std::sync::Arc<CudaStream>,
-        panels: Vec<crate::layout::CsrPanel<R, i32, V>>,
-        wide: bool,
-    ) -> Result<Vec<DevCsr>, GpuError> {
-        panels
-            .into_iter()
-            .map(|(rp, ci, v)| {
+            download_as::<i32>(s, &self.row_ptr.buf, nrows + 1)?
+                .into_iter()
+                .map(i64::from)
+                .collect()
+        };
+        let launch = |name: &str, threads: u64| -> Result<_, GpuError> {
+            let f = ctx.function_width(crate::kernels::KernelId::CsrMerge, name, wide)?;
+            Ok((f, plan::dims_for_threads(threads, plan::BLOCK)))
+        };
+        // where each row reaches each cut between panels (cut-major)
+        let ncuts = npanels - 1;
+        let split: Vec<i64> = if ncuts > 0 && nrows > 0 {
+            let inner: Vec<i32> = cuts[1..npanels]
+                .iter()
+                .map(|&c| check_i32("panel cut", c))
+                .collect::<Result<_, _>>()?;
+            let cuts_d = htod(s, &inner)?;
+            let mut out = s.alloc_zeros::<u8>(ncuts * nrows * if wide { 8 } else { 4 })?;
+            let (f, dims) = launch("panel_split", (nrows * ncuts) as u64)?;
+            if let Some(d) = dims {
+                let (n, c) = (nrows as i32, ncuts as i32);
+                let mut b = s.launch_builder(&f);
+                b.arg(&n).arg(&c).arg(&cuts_d);
+                b.arg(&self.row_ptr.buf)
+                    .arg(&self.col_idx.buf)
+                    .arg(&mut out);
+                // SAFETY: argument list matches panel_split; `out` holds
+                // ncuts * nrows offsets of the module's width, `cuts_d`
+                // ncuts ints, row_ptr nrows + 1 offsets, col_idx its entries.
+                unsafe { b.launch(crate::launch::cfg(d)) }?;
+            }
+            if wide {
+                download_as::<i64>(s, &out, ncuts * nrows)?
+            } else {
+                download_as::<i32>(s, &out, ncuts * nrows)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()
+            }
+        } else {
+            Vec::new()
+        };
+        // panel p of row r: from its start at cut p to its start at cut p + 1
+        let bound = |p: usize, r: usize| -> i64 {
+            if p == 0 {
+                row_ptr[r]
+            } else if p == npanels {
+                row_ptr[r + 1]
+            } else {
+                split[(p - 1) * nrows + r]
+            }
+        };
+        let words = (value_bytes / 4) as i32;
+        let (copy, copy_dims) = launch("panel_copy", nrows as u64 * 32)?;
+        (0..npanels)
+            .map(|p| {
+                let starts: Vec<i64> = (0..nrows).map(|r| bound(p, r)).collect();
+                let mut ptr = Vec::with_capacity(nrows + 1);
+                let mut at = 0i64;
+                ptr.push(0);
+                for r in 0..nrows {
+                    at += bound(p + 1, r) - bound(p, r);
+                    ptr.push(at);
+                }
+                let nnz = at as usize;
+                let starts_d = upload_ofs(s, "panel starts", &starts, wide)?;
+                let ptr_d = upload_ofs(s, "row_ptr", &ptr, wide)?;
+                let mut cols = s.alloc_zeros::<i32>(nnz.max(1))?;
+                let mut vals = s.alloc_zeros::<u8>((nnz * value_bytes).max(1))?;
+                if let (Some(d), true) = (copy_dims, nnz > 0) {
+                    let n = nrows as i32;
+                    let one = 1i32;
+                    let mut b = s.launch_builder(&copy);
+                    b.arg(&n).arg(&one).arg(&starts_d.buf).arg(&ptr_d.buf);
+                    b.arg(&self.col_idx.buf).arg(&mut cols);
+                    // SAFETY: argument list matches panel_copy; each row's
+                    // range lies inside col_idx (its starts come from
+                    // row_ptr and panel_split) and inside `cols` (`ptr`,
+                    // whose last offset is nnz).
+                    unsafe { b.launch(crate::launch::cfg(d)) }?;
+                    let mut b = s.launch_builder(&copy);
+                    b.arg(&n).arg(&words).arg(&starts_d.buf).arg(&ptr_d.buf);
+                    b.arg(&self.vals.buf).arg(&mut vals);
+                    // SAFETY: as above, in 32-bit words: `words` per value.
+                    unsafe { b.launch(crate::launch::cfg(d)) }?;
+                }
                 Ok(DevCsr {
-                    dims: Dims {
-                        nnz: ci.len(),
-                        ..self.dims
+                    dims: Dims { nnz, ..self.dims },
+                    row_ptr: ptr_d,
+                    col_idx: DevIdx {
+                        buf: cols,
+                        len: nnz,
                     },
-                    row_ptr: upload_ofs(s, "row_ptr", &rp, wide)?,
-                    col_idx: upload_i32(s, &ci)?,
                     vals: DevVals {
-                        buf: htod(s, bytemuck::cast_slice::<V, u8>(&v))?,
-                        len: v.len(),
+                        buf: vals,
+                        len: nnz,
                     },
                     bin_rows: upload_i32(s, &[])?,
                     bins: Vec::new(),
@@ -259,7 +305,10 @@ pub(crate) struct MergePlan {
     pub chunk: u32,
     /// Warps of the product.
     pub warps: u64,
-    /// Rows completed before each warp's first item (`merge_partition`).
+    /// For each warp and the end of the path (`warps + 1` slots), the rows
+    /// completed before its first item and how far that item lies before
+    /// the warp's diagonal (`merge_partition`: chunks start on aligned
+    /// entries).
     pub starts: CudaSlice<i32>,
     /// The row each warp leaves open at its chunk's end, or -1.
     pub carry_rows: CudaSlice<i32>,

@@ -286,11 +286,15 @@ fn ensure_merge_plan(
     {
         return Ok(());
     }
-    let Some(dims) = threads(warps) else {
+    if warps == 0 {
+        return Ok(());
+    }
+    // one slot per warp and one for the end of the path
+    let Some(dims) = threads(warps + 1) else {
         return Ok(());
     };
     let s = ctx.stream();
-    let mut starts = s.alloc_zeros::<i32>(n)?;
+    let mut starts = s.alloc_zeros::<i32>(2 * (n + 1))?;
     let carry_rows = s.alloc_zeros::<i32>(n)?;
     let carry_vals = s.alloc_zeros::<u8>(n * value_bytes)?;
     let func = ctx.function_width(KernelId::CsrMerge, "merge_partition", wide)?;
@@ -300,8 +304,9 @@ fn ensure_merge_plan(
     let mut b = s.launch_builder(&func);
     b.arg(&nrows).arg(&nnz).arg(&chunk_arg).arg(&warps_arg);
     b.arg(&c.row_ptr.buf).arg(&mut starts);
-    // SAFETY: argument list matches merge_partition; `starts` holds one
-    // slot per warp, row_ptr nrows + 1 offsets of the module's width.
+    // SAFETY: argument list matches merge_partition; `starts` holds two
+    // ints for each of warps + 1 slots, row_ptr nrows + 1 offsets of the
+    // module's width.
     unsafe { b.launch(cfg(dims)) }?;
     s.synchronize()?;
     *plan = Some(MergePlan {
@@ -444,7 +449,7 @@ pub(crate) fn prepare<'m>(
                 // context, so after the upload on any stream
                 *set = None;
                 ctx.cuda().synchronize()?;
-                *set = Some((count, c.column_panels(ctx.stream(), count, dtype.size())?));
+                *set = Some((count, c.column_panels(ctx, count, dtype.size())?));
             }
             let mut runs = Vec::new();
             for panel in set.iter().flat_map(|(_, mats)| mats) {

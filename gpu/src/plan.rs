@@ -193,6 +193,25 @@ pub fn merge_items(value_bytes: usize, complex: bool) -> usize {
     }
 }
 
+/// Tiles and chunks of the merge-path CSR kernel end on multiples of this
+/// many entries where they can (`MP_ALIGN` in `csr_merge.cu`): 128 bytes
+/// of 32-bit column indices, so that no line of the entry arrays, which
+/// are read evict-first, is loaded by two tiles or two warps. A tile along
+/// one row is cut at the last multiple inside it; a tile of several rows
+/// only when [`MERGE_MIX_MEAN`] and [`MERGE_MIX_ROWS`] allow; each chunk
+/// starts at the path point of the multiple at or before its diagonal.
+pub const MERGE_ALIGN: usize = 32;
+
+/// A merge-path tile of several rows is cut to end on an aligned entry
+/// only when its entries are more than this many times its rows...
+pub const MERGE_MIX_MEAN: usize = 8;
+
+/// ...and it holds at least this many rows (`MP_MIX_MEAN`, `MP_MIX_ROWS`
+/// in `csr_merge.cu`): on FEM matrices and 3D stencils (about 13 rows of
+/// 27-30 entries a tile) the shorter tiles cost 3-4 %, on power laws and
+/// uniform columns they gain 1-3 % (BENCHMARKS.md, issue 17).
+pub const MERGE_MIX_ROWS: usize = 16;
+
 /// Rows of the merge-path CSR kernel's window (`MP_WIN_<t>` in
 /// `csr_merge.cu`, in units of 32 rows; a power of two, the window being a
 /// ring) for `value_bytes`-byte values: 4 for f32, 2 for wider values. A

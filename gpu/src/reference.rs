@@ -381,7 +381,8 @@ pub fn spmv_csr_panels<T: Scalar, I: Index>(
 /// Reference of `spmv_csr_merge_<t>` (merge-path CSR) and its
 /// `merge_fixup_<t>`: the `nrows + nnz` items of the merge of row ends and
 /// entries cut into chunks of `chunk` items, one per warp, each starting
-/// where `merge_partition` puts it; each chunk in tiles of up to
+/// where `merge_partition` puts it (moved back to an aligned entry,
+/// [`crate::plan::MERGE_ALIGN`], as tiles are cut); each chunk in tiles of up to
 /// `32 * items` items, `items` per lane ([`crate::plan::merge_items`]), a
 /// tile ending by the end of the last row of its window of
 /// `32 * window` rows ([`crate::plan::merge_window`]). A tile
@@ -410,26 +411,59 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
     let rp = |r: usize| row_ptr[r].to_usize();
     let prod = |k: usize| vals[k].re() * x[col_idx[k].to_usize()].re();
     let total = nrows + nnz;
+    let warps = total.div_ceil(chunk);
+    let align = crate::plan::MERGE_ALIGN;
+    // where chunk `w` starts (merge_partition): the path point of the
+    // aligned entry at or before its diagonal's, `(rows, entries)`
+    let start = |w: usize| {
+        let d = (w * chunk).min(total);
+        let x = merge_rows_before(row_ptr, d);
+        let ea = (d - x) / align * align;
+        if w == 0 || w >= warps || ea == d - x {
+            return (x, d - x);
+        }
+        ((0..x).take_while(|&r| rp(r + 1) <= ea).count(), ea)
+    };
     let mut carries = Vec::new();
-    for d_begin in (0..total).step_by(chunk) {
-        let d_end = (d_begin + chunk).min(total);
-        let mut xr = merge_rows_before(row_ptr, d_begin);
-        let mut ye = d_begin - xr;
+    for w in 0..warps {
+        let (mut xr, mut ye) = start(w);
+        let d_end = {
+            let (r, e) = start(w + 1);
+            r + e
+        };
         let mut carry = 0.0;
-        let mut d = d_begin;
+        let mut d = xr + ye;
         while d < d_end {
             let mut tl = tile.min(d_end - d);
             if nrows - xr > win {
                 tl = tl.min(rp(xr + win) - ye + win);
             }
             if xr < nrows && rp(xr + 1) - ye >= tl {
+                // along a long row: end on an aligned entry
+                let ea = (ye + tl) / align * align;
+                if ea > ye && d + tl < d_end {
+                    tl = ea - ye;
+                }
                 carry += (ye..ye + tl).map(prod).sum::<f64>();
                 ye += tl;
                 d += tl;
                 continue;
             }
-            let tile_rows = merge_rows_before(row_ptr, d + tl) - xr;
+            let mut tile_rows = merge_rows_before(row_ptr, d + tl) - xr;
             debug_assert!(tile_rows <= win);
+            let tile_entries = tl - tile_rows;
+            if d + tl < d_end
+                && tile_entries > crate::plan::MERGE_MIX_MEAN * tile_rows
+                && tile_rows >= crate::plan::MERGE_MIX_ROWS
+            {
+                let ea = (ye + tile_entries) / align * align;
+                if ea > ye && ea < ye + tile_entries {
+                    tile_rows = (xr..xr + tile_rows)
+                        .take_while(|&r| rp(r + 1) <= ea)
+                        .count();
+                    tl = tile_rows + ea - ye;
+                }
+            }
             let mut keys = [0i64; 32];
             let mut acc = [0.0f64; 32];
             let mut firsts = [None; 32];
@@ -754,6 +788,19 @@ mod tests {
         }
         let vals = (0..cols.len()).map(|k| (k % 11) as f64 - 5.0).collect();
         v.push(Csr::try_from_parts(3000, 2600, row_ptr, cols, vals).unwrap());
+        // rows of 12 entries: merge-path tiles of more than 16 rows whose
+        // mean is over 8, which the kernel cuts to end on aligned entries
+        let row_ptr: Vec<i32> = (0..=2000).map(|i| i * 12).collect();
+        let cols: Vec<i32> = (0..2000)
+            .flat_map(|i| (0..12).map(move |j| (i * 5 + j * 131) % 4000))
+            .collect();
+        let mut rows: Vec<Vec<i32>> = cols.chunks(12).map(<[i32]>::to_vec).collect();
+        for r in &mut rows {
+            r.sort_unstable();
+        }
+        let cols: Vec<i32> = rows.concat();
+        let vals = (0..cols.len()).map(|k| (k % 13) as f64 - 6.0).collect();
+        v.push(Csr::try_from_parts(2000, 4000, row_ptr, cols, vals).unwrap());
         for (n, m, s) in [
             (1, 1, 1),
             (7, 5, 2),
@@ -818,6 +865,9 @@ mod tests {
                 (12, 4, 300),
                 (12, 2, 64),
                 (1, 1, 40),
+                (12, 4, 1000),
+                (12, 2, 5000),
+                (12, 4, 100_000),
             ] {
                 // garbage in y: the merge kernel stores every row
                 let mut ym = vec![f64::NAN; a.nrows()];
