@@ -422,7 +422,7 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
         if w == 0 || w >= warps || ea == d - x {
             return (x, d - x);
         }
-        ((0..x).take_while(|&r| rp(r + 1) <= ea).count(), ea)
+        (row_ptr[1..=x].partition_point(|p| p.to_usize() <= ea), ea)
     };
     let mut carries = Vec::new();
     for w in 0..warps {
@@ -458,9 +458,8 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
             {
                 let ea = (ye + tile_entries) / align * align;
                 if ea > ye && ea < ye + tile_entries {
-                    tile_rows = (xr..xr + tile_rows)
-                        .take_while(|&r| rp(r + 1) <= ea)
-                        .count();
+                    tile_rows = row_ptr[xr + 1..=xr + tile_rows]
+                        .partition_point(|p| p.to_usize() <= ea);
                     tl = tile_rows + ea - ye;
                 }
             }
