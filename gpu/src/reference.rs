@@ -458,8 +458,8 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
             {
                 let ea = (ye + tile_entries) / align * align;
                 if ea > ye && ea < ye + tile_entries {
-                    tile_rows = row_ptr[xr + 1..=xr + tile_rows]
-                        .partition_point(|p| p.to_usize() <= ea);
+                    tile_rows =
+                        row_ptr[xr + 1..=xr + tile_rows].partition_point(|p| p.to_usize() <= ea);
                     tl = tile_rows + ea - ye;
                 }
             }
