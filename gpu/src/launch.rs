@@ -145,7 +145,7 @@ impl GpuKernel {
 impl GpuKernel {
     /// The kernel the one-shot products ([`crate::spmv_gpu`],
     /// [`crate::spmv_gpu_transpose`], the device-pointer product of
-    /// [`crate::external`]) and each part of a multi-GPU product run on
+    /// [`crate::spmv_gpu_device`]) and each part of a multi-GPU product run on
     /// `a`: [`GpuKernel::for_csr`] for CSR, else the format's kernel.
     #[must_use]
     pub fn default_for_matrix<T: sparsetool_formats::Scalar, I: sparsetool_formats::Index>(
