@@ -187,14 +187,18 @@ impl DevCsr {
         let cuts = plan::panel_cuts(self.dims.ncols, count);
         let npanels = cuts.len() - 1;
         let (nrows, wide) = (self.dims.nrows, self.row_ptr.wide);
-        let row_ptr: Vec<i64> = if wide {
-            download_as::<i64>(s, &self.row_ptr.buf, nrows + 1)?
-        } else {
-            download_as::<i32>(s, &self.row_ptr.buf, nrows + 1)?
-                .into_iter()
-                .map(i64::from)
-                .collect()
+        // offsets of the module's width, widened
+        let download_ofs = |buf: &CudaSlice<u8>, n: usize| -> Result<Vec<i64>, GpuError> {
+            Ok(if wide {
+                download_as::<i64>(s, buf, n)?
+            } else {
+                download_as::<i32>(s, buf, n)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()
+            })
         };
+        let row_ptr = download_ofs(&self.row_ptr.buf, nrows + 1)?;
         let launch = |name: &str, threads: u64| -> Result<_, GpuError> {
             let f = ctx.function_width(crate::kernels::KernelId::CsrMerge, name, wide)?;
             Ok((f, plan::dims_for_threads(threads, plan::BLOCK)))
@@ -221,14 +225,7 @@ impl DevCsr {
                 // ncuts ints, row_ptr nrows + 1 offsets, col_idx its entries.
                 unsafe { b.launch(crate::launch::cfg(d)) }?;
             }
-            if wide {
-                download_as::<i64>(s, &out, ncuts * nrows)?
-            } else {
-                download_as::<i32>(s, &out, ncuts * nrows)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()
-            }
+            download_ofs(&out, ncuts * nrows)?
         } else {
             Vec::new()
         };

@@ -773,34 +773,25 @@ mod tests {
 
     #[test]
     fn csr_kernel_follows_the_row_lengths() {
-        // rows at the mean: the vector kernel, lanes at or below the mean
-        assert_eq!(
-            GpuKernel::for_csr(1000, 27_000, 27),
-            GpuKernel::CsrVector(Some(16))
-        );
-        assert_eq!(
-            GpuKernel::for_csr(1000, 2000, 3),
-            GpuKernel::CsrVector(Some(2))
-        );
-        assert_eq!(
-            GpuKernel::for_csr(10, 10_000, 1000),
-            GpuKernel::CsrVector(Some(32))
-        );
-        // a row of 64 entries is not long; 65 at 32x the mean is
-        assert_eq!(
-            GpuKernel::for_csr(1000, 1000, 64),
-            GpuKernel::CsrVector(Some(2))
-        );
-        assert_eq!(
-            GpuKernel::for_csr(1000, 1000, 65),
-            GpuKernel::CsrMerge(None)
-        );
-        // long, but not 32x the mean
-        assert_eq!(
-            GpuKernel::for_csr(100, 50_000, 10_000),
-            GpuKernel::CsrVector(Some(32))
-        );
-        assert_eq!(GpuKernel::for_csr(0, 0, 0), GpuKernel::CsrVector(Some(2)));
+        let (vector, merge) = (|l| GpuKernel::CsrVector(Some(l)), GpuKernel::CsrMerge(None));
+        for ((nrows, nnz, longest), want) in [
+            // rows at the mean: the vector kernel, lanes at or below the mean
+            ((1000, 27_000, 27), vector(16)),
+            ((1000, 2000, 3), vector(2)),
+            ((10, 10_000, 1000), vector(32)),
+            // a row of 64 entries is not long; 65 at 32x the mean is
+            ((1000, 1000, 64), vector(2)),
+            ((1000, 1000, 65), merge),
+            // long, but not 32x the mean
+            ((100, 50_000, 10_000), vector(32)),
+            ((0, 0, 0), vector(2)),
+        ] {
+            assert_eq!(
+                GpuKernel::for_csr(nrows, nnz, longest),
+                want,
+                "{nrows} {nnz} {longest}"
+            );
+        }
     }
 
     #[test]

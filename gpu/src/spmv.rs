@@ -80,8 +80,9 @@ pub fn spmv_gpu_with_offsets<T: Scalar, I: Index>(
 }
 
 /// `y = Aᵀ x` on the GPU (`x` has `nrows` entries, `y` has `ncols`) with
-/// the CSR kernel [`GpuKernel::for_csr`] chooses for the CSR of `Aᵀ`: for CSC the matrix's own arrays, uploaded as they
-/// are; for the other formats that CSR is built on the host first
+/// the CSR kernel [`GpuKernel::for_csr`] chooses for the CSR of `Aᵀ`: for
+/// CSC the matrix's own arrays, uploaded as they are; for the other formats
+/// that CSR is built on the host first
 /// ([`sparsetool_convert::transposed_csr`]). No kernel of its own: CSC of
 /// `A` is CSR of `Aᵀ`.
 ///
@@ -109,8 +110,8 @@ pub fn spmv_gpu_transpose<T: Scalar, I: Index>(
 ) -> Result<Vec<T>, GpuError> {
     check_transpose_x(a, x)?;
     let t = sparsetool_convert::transposed_csr(*a);
-    let kernel = GpuKernel::for_csr(t.nrows(), t.nnz(), t.max_row_len());
-    spmv_gpu_with(ctx, &MatrixRef::Csr(&t), x, kernel)
+    let t = MatrixRef::Csr(&t);
+    spmv_gpu_with(ctx, &t, x, GpuKernel::default_for_matrix(&t))
 }
 
 /// [`GpuError::Shape`] unless `x` has one entry per row of `a` (the `x` of
