@@ -43,7 +43,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     echo "== GPU tests (SPARSETOOL_REQUIRE_GPU=1)"
-    if SPARSETOOL_REQUIRE_GPU=1 timeout "$(cap 240)" "$GT" --test-threads=1 --nocapture \
+    if SPARSETOOL_REQUIRE_GPU=1 timeout "$(cap 330)" "$GT" --test-threads=1 --nocapture \
         > "$OUT/gpu-tests.log" 2>&1; then
         summary+=("gpu tests: $(grep -E '^test result' "$OUT/gpu-tests.log" | tail -1)")
     else

@@ -11,8 +11,8 @@ time, registers, spills and error:
     python3 scripts/merge-variants.py m1.npz m2.npz ...
 
 Each axis can be narrowed by a comma-separated environment variable: ITEMS (8,12,16), WINS (2,4,8; powers of two),
-BLOCKS (4,6,8), WAVES (4,8,16). DEFS adds an axis of named sets of compiler definitions, for a kernel (MERGE_SRC)
-with switches of its own: DEFS='a:-DX=0;b:-DX=1 -DY=2'. DTYPES (f32,f64) narrows the value types.
+BLOCKS (4,6,8), WAVES (4,8,16), ROUNDS (256: what a chunk is rounded up to, items or 'tile'). DEFS adds an axis of named sets of compiler definitions, for a kernel (MERGE_SRC)
+with switches of its own: DEFS='a:-DX=0;b:-DX=1 -DY=2'. DTYPES (f32,f64) narrows the value types. FIXUP=1 also times the carry fix-up alone.
 
 The shipped constants came from this sweep (BENCHMARKS.md, issue 17). Needs cupy and scipy.
 """
@@ -25,6 +25,8 @@ SM = cp.cuda.Device().attributes['MultiProcessorCount']
 REPS = 20
 axis = lambda name, default: [int(v) for v in os.environ.get(name, default).split(',')]
 ITEMS, WINS, BLOCKS, WAVES = axis('ITEMS', '8,12,16'), axis('WINS', '2,4,8'), axis('BLOCKS', '4,6,8'), axis('WAVES', '4,8,16')
+# ROUNDS: what a chunk is rounded up to: a number of items, or 'tile' (32 * items per lane)
+ROUNDS = os.environ.get('ROUNDS', '256').split(',')
 DTYPES = os.environ.get('DTYPES', 'f32,f64').split(',')
 DEFS = [(d.split(':', 1)[0], tuple(d.split(':', 1)[1].split())) for d in os.environ.get('DEFS', '').split(';') if d] or [('', ())]
 
@@ -72,7 +74,7 @@ for path in sys.argv[1:]:
         fn = lambda: f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), indptr, indices, data, x, y))
         ms = timeit(fn, y); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
         rows.append((name, 'csr-balanced', ms, f.num_regs, f.local_size_bytes, err))
-        for items, win, minb, waves, (dname, defs) in itertools.product(ITEMS, WINS, BLOCKS, WAVES, DEFS):
+        for items, win, minb, waves, rnd, (dname, defs) in itertools.product(ITEMS, WINS, BLOCKS, WAVES, ROUNDS, DEFS):
             if win > items:
                 continue
             opts = (f'-DMP_ITEMS_{t}={items}', f'-DMP_WIN_{t}={win}', f'-DMP_BLOCKS_{t}={minb}') + defs
@@ -82,7 +84,8 @@ for path in sys.argv[1:]:
             except Exception as e:
                 rows.append((name, f'i{items} r{win} b{minb} {dname}: ' + ' '.join(str(e).split())[-300:], 0, 0, 0, 0)); continue
             items_total = n + nnz
-            tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // 256) * 256, 256)
+            unit = 32 * items if rnd == 'tile' else int(rnd)
+            tw = SM * 64 * waves; per = -(-items_total // tw); chunk = max(-(-per // unit) * unit, unit)
             warps = -(-items_total // chunk)
             starts = cp.zeros(2 * (warps + 1), cp.int32)
             crow = cp.zeros(max(warps, 1), cp.int32); cval = cp.zeros(max(warps, 1), dt)
@@ -92,7 +95,11 @@ for path in sys.argv[1:]:
                 f(((warps * 32 + 255) // 256,), (256,), (np.int32(n), np.int64(nnz), np.int32(chunk), starts, crow, cval, indptr, indices, data, x, y))
                 fixup(((warps + 255) // 256,), (256,), (np.int64(warps), crow, cval, y))
             ms = timeit(fn, y, zero=False); y.fill(1.0); fn(); err = float(cp.max(cp.abs(y - ref)) / (cp.max(cp.abs(ref)) + 1e-30))
-            rows.append((name, f'csr-merge i{items} r{win} b{minb} w{waves} {dname}'.rstrip(), ms, f.num_regs, f.local_size_bytes, err))
+            rnd_name = '' if len(ROUNDS) == 1 else f' c{rnd}'
+            rows.append((name, f'csr-merge i{items} r{win} b{minb} w{waves}{rnd_name} {dname}'.rstrip(), ms, f.num_regs, f.local_size_bytes, err))
+            if os.environ.get('FIXUP'):  # the carry fix-up alone (part of the time above)
+                ms = timeit(lambda: fixup(((warps + 255) // 256,), (256,), (np.int64(warps), crow, cval, y)), y, zero=False)
+                rows.append((name, f'  fix-up of the above ({warps} warps)', ms, fixup.num_regs, 0, 0.0))
         for r in rows:
             if r[0] == name:
                 print(f'{r[0]:28s} {r[1]:32s} {r[2]:8.4f} regs {r[3]:3d} spill {r[4]:4d} err {r[5]:.1e}', flush=True)

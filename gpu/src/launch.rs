@@ -331,7 +331,7 @@ fn merge_launch(
 ) -> Result<(u32, Option<(LaunchDims, LaunchDims)>), GpuError> {
     let items = c.dims.nrows + c.dims.nnz;
     let chunk = chunk
-        .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count(), dtype.size()))
+        .unwrap_or_else(|| plan::merge_chunk(items, ctx.sm_count()))
         .max(1);
     let warps = plan::balanced_warps(items, chunk);
     let (Some(d), Some(fix)) = (threads(warps * 32), threads(warps)) else {

@@ -226,19 +226,19 @@ pub fn merge_window(value_bytes: usize) -> usize {
 }
 
 /// Items (`items = nrows + nnz`: row ends plus entries) per warp of the
-/// merge-path CSR kernel for `value_bytes`-byte values: about eight waves of
-/// a full device (`sm_count` multiprocessors, 64 resident warps each) for
-/// 4-byte values and sixteen for wider ones, rounded up to whole 256-item
+/// merge-path CSR kernel: about eight waves of a full device (`sm_count`
+/// multiprocessors, 64 resident warps each), rounded up to whole 256-item
 /// tiles. Each warp reads its start from the partition computed when the
-/// kernel is prepared, so a warp's fixed cost is one load and one carry
-/// slot; the waves even out chunks of unequal cost (an entry gathers `x`, a
-/// row end only stores). Chosen on the H100 among 4, 8 and 16 waves
-/// (BENCHMARKS.md, issue 17). Use [`balanced_warps`] with `items` for the
-/// warp count.
+/// kernel is prepared, so a warp's fixed cost is one load, the row ends of
+/// its first window and one carry slot; the waves even out chunks of
+/// unequal cost (an entry gathers `x`, a row end only stores). Chosen among
+/// 4, 8, 12 and 16 waves on the H100 and H200 (BENCHMARKS.md, issue 17):
+/// sixteen waves, once used for 8-byte values, were within 1.5 % of eight on
+/// power laws and 8-15 % slower on 3D stencils and FEM matrices. Use
+/// [`balanced_warps`] with `items` for the warp count.
 #[must_use]
-pub fn merge_chunk(items: usize, sm_count: u32, value_bytes: usize) -> u32 {
-    let waves = if value_bytes <= 4 { 8 } else { 16 };
-    let target_warps = (sm_count.max(1) as usize) * 64 * waves;
+pub fn merge_chunk(items: usize, sm_count: u32) -> u32 {
+    let target_warps = (sm_count.max(1) as usize) * 64 * 8;
     let per_warp = items.div_ceil(target_warps).max(1);
     (per_warp.div_ceil(256) * 256).min(1 << 30) as u32
 }
@@ -368,13 +368,12 @@ mod tests {
         assert_eq!(balanced_warps(0, 256), 0);
         assert_eq!(balanced_warps(257, 256), 2);
         assert_eq!(balanced_chunk(5, 0), 32);
-        assert_eq!(merge_chunk(0, 132, 4), 256);
-        assert_eq!(merge_chunk(1000, 132, 8), 256);
-        // 101M items (a 2D Laplacian of 16.8M rows): f32 8 waves, 1,492 per
-        // warp -> 1,536; f64 16 waves, 746 per warp -> 768
-        assert_eq!(merge_chunk(100_794_410, 132, 4), 1536);
-        assert_eq!(merge_chunk(100_794_410, 132, 8), 768);
-        assert_eq!(merge_chunk(5, 0, 4), 256);
+        assert_eq!(merge_chunk(0, 132), 256);
+        assert_eq!(merge_chunk(1000, 132), 256);
+        // 101M items (a 2D Laplacian of 16.8M rows): 8 waves of 132 * 64
+        // warps, 1,492 items per warp -> 1,536
+        assert_eq!(merge_chunk(100_794_410, 132), 1536);
+        assert_eq!(merge_chunk(5, 0), 256);
         assert_eq!(
             (merge_window(4), merge_window(8), merge_window(16)),
             (4, 2, 2)

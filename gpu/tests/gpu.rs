@@ -367,7 +367,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 r::spmv_csr_panels(
                     plan::merge_items(size, T::IS_COMPLEX),
                     plan::merge_window(size),
-                    |items| plan::merge_chunk(items, 132, size) as usize,
+                    |items| plan::merge_chunk(items, 132) as usize,
                     &plan::panel_cuts(m.ncols(), k),
                     m.row_ptr(),
                     m.col_idx(),
@@ -376,9 +376,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 )
             }
             (MatrixRef::Csr(m), GpuKernel::CsrMerge(c)) => {
-                let c = c.unwrap_or_else(|| {
-                    plan::merge_chunk(m.nrows() + m.nnz(), 132, std::mem::size_of::<T>())
-                });
+                let c = c.unwrap_or_else(|| plan::merge_chunk(m.nrows() + m.nnz(), 132));
                 let mut y = vec![0.0; m.nrows()];
                 let items = plan::merge_items(std::mem::size_of::<T>(), T::IS_COMPLEX);
                 let (rp, ci, v) = (m.row_ptr(), m.col_idx(), m.values());
@@ -946,7 +944,7 @@ fn transposed_every_format_cpu_twins() {
                 y
             }
             GpuKernel::CsrMerge(c) => {
-                let c = c.unwrap_or_else(|| plan::merge_chunk(t.nrows() + t.nnz(), 132, 8));
+                let c = c.unwrap_or_else(|| plan::merge_chunk(t.nrows() + t.nnz(), 132));
                 let mut y = vec![0.0; t.nrows()];
                 r::spmv_csr_merge(
                     plan::merge_items(8, false),
@@ -963,7 +961,7 @@ fn transposed_every_format_cpu_twins() {
             GpuKernel::CsrPanels(k) => r::spmv_csr_panels(
                 plan::merge_items(8, false),
                 plan::merge_window(8),
-                |items| plan::merge_chunk(items, 132, 8) as usize,
+                |items| plan::merge_chunk(items, 132) as usize,
                 &plan::panel_cuts(
                     t.ncols(),
                     k.unwrap_or_else(|| plan::csr_panels(t.ncols(), 8)),
