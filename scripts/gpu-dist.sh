@@ -15,9 +15,19 @@
 # Optional last step (BIG=1, off by default: about 4 minutes): a 2D Laplacian of
 # 2,199,878,976 entries (f32, more than 2^31), on 2 GPUs beside its one-GPU
 # baseline with 64-bit offsets (one baseline layout: --baselines 1).
+# Optional step (MANY=1, issue 22; for 4 or more GPUs, about 6 minutes): every
+# GPU count 1, 2, 4, ... up to the devices present in one `bench --gpus LIST`
+# run per matrix, beside one one-GPU baseline:
+#    - 2D Laplacian, 1,619,928,000 entries (f32; 32-bit offsets fit, so the
+#      one-GPU baseline is the layout the time model ranks first);
+#    - uncapped power law, ~845M entries (f64), with equal-rows partitions;
+#    - then, while the budget lasts, 2 parts per GPU on every GPU.
+#   MANY=1 runs the multi-GPU tests on every device (SPARSETOOL_REQUIRE_GPUS =
+#   the devices present) after the benchmarks, limited to TEST_FILTER (default:
+#   the tests that use every device) and to the budget left.
 # Knobs: REPS (default 20), SCALE (multiplies matrix sizes, default 1), BUDGET,
 # DTYPES (default "f64"), SKIP_TESTS=1, SKIP_SCALING=1 (steps 2 and 3), BIG=1,
-# WORK (default /tmp/sparsetool-dist).
+# MANY=1, TEST_FILTER, WORK (default /tmp/sparsetool-dist).
 set -uo pipefail
 ST=${1:?usage: gpu-dist.sh SPARSETOOL_BIN DIST_TEST_BIN}
 DT=${2:?usage: gpu-dist.sh SPARSETOOL_BIN DIST_TEST_BIN}
@@ -76,17 +86,21 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$O
 nvidia-smi topo -m > "$OUT/topo.txt" 2>&1 || true
 cat "$OUT/nvidia-smi.txt"
 
-# The multi-GPU tests, failing (not skipping) with fewer than 2 devices.
+NDEV=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
+
+# The multi-GPU tests, failing (not skipping) with fewer than REQUIRE devices:
+# run_tests REQUIRE CAP [test name filter...]
 run_tests() {
-    local log="$OUT/dist-tests.log"
-    echo "== multi-GPU tests (SPARSETOOL_REQUIRE_GPUS=2)"
-    SPARSETOOL_REQUIRE_GPUS=2 timeout "$(cap 300)" "$DT" --test-threads=1 --nocapture > "$log" 2>&1 \
-        && { summary+=("multi-GPU tests: $(grep -aE '^test result' "$log" | tail -1)"); return; }
+    local need=$1 want=$2; shift 2
+    local log="$OUT/dist-tests-$need.log"
+    echo "== multi-GPU tests (SPARSETOOL_REQUIRE_GPUS=$need) $*"
+    SPARSETOOL_REQUIRE_GPUS=$need timeout "$(cap "$want")" "$DT" --test-threads=1 --nocapture "$@" > "$log" 2>&1 \
+        && { summary+=("multi-GPU tests on $need: $(grep -aE '^test result' "$log" | tail -1)"); return; }
     status=1
-    summary+=("multi-GPU tests: FAILED (see dist-tests.log)")
+    summary+=("multi-GPU tests on $need: FAILED or cut by the budget (see $(basename "$log"))")
     grep -aE 'panicked|^test .* FAILED|SKIPPED' "$log" | head -30
 }
-[ "${SKIP_TESTS:-0}" = 1 ] || run_tests
+[ "${SKIP_TESTS:-0}" = 1 ] || [ "${MANY:-0}" = 1 ] || run_tests 2 300
 
 # gen KIND ROWS K [extra gen flags...] -> path of the generated .spb
 gen() {
@@ -105,20 +119,23 @@ gen() {
     echo "$f"
 }
 
-# bench NAME FILE DTYPE GPUS PARTS [extra bench flags]
+# bench NAME FILE DTYPE GPUS PARTS [extra bench flags]; PARTS `scaling`: GPUS
+# is a list of counts (1,2,4), one part per GPU, all in one run
 bench() {
     local name=$1 f=$2 dt=$3 g=$4 p=$5; shift 5
-    local j="$OUT/dist-$name-$dt-p$p.json"
+    local j="$OUT/dist-$name-$dt-p$p.json" partsarg=(--parts "$p")
+    [ "$p" = scaling ] && { j="$OUT/scale-$name-$dt.json"; partsarg=(); }
     if [ "$(left)" -lt 30 ]; then
         summary+=("bench $name $dt $p parts: skipped (time budget spent)")
         return
     fi
-    echo "== bench $name $dt --gpus $g --parts $p $*"
-    if timeout "$(cap "${BENCH_CAP:-200}")" "$ST" bench "$f" --gpus "$g" --parts "$p" --dtype "$dt" --reps "$REPS" --json "$@" \
-        > "$j" 2> "$OUT/dist-$name-$dt-p$p.err"; then
-        summary+=("bench $name $dt $p parts: ok")
+    echo "== bench $name $dt --gpus $g ${partsarg[*]} $*"
+    local t0; t0=$(date +%s)
+    if timeout "$(cap "${BENCH_CAP:-200}")" "$ST" bench "$f" --gpus "$g" "${partsarg[@]}" --dtype "$dt" --reps "$REPS" --json "$@" \
+        > "$j" 2> "${j%.json}.err"; then
+        summary+=("bench $name $dt $p parts: ok ($(($(date +%s) - t0)) s)")
     else
-        summary+=("bench $name $dt $p parts: FAILED (see dist-$name-$dt-p$p.err)")
+        summary+=("bench $name $dt $p parts: FAILED (see $(basename "${j%.json}.err"))")
         status=1
     fi
 }
@@ -161,6 +178,32 @@ if [ "${BIG:-0}" = 1 ]; then
 else
     summary+=("> 2^31 entries: not run (BIG=1)")
 fi
+# 5. Optional (MANY=1): every GPU count up to the devices present (issue 22).
+if [ "${MANY:-0}" = 1 ]; then
+    counts=1; n=2
+    while [ "$n" -le "$NDEV" ]; do counts="$counts,$n"; n=$((n * 2)); done
+    [ "$((n / 2))" -lt "$NDEV" ] && counts="$counts,$NDEV"
+    echo "== $NDEV devices: GPU counts $counts"
+    # 18000 x 18000 grid: 324M rows, 1,619,928,000 entries
+    if lf=$(gen laplace2d "$(rows 324000000)" 5 --dtype f32); then
+        BENCH_CAP=240 bench laplace2d-1.6G "$lf" f32 "$counts" scaling --baselines 1
+    else
+        summary+=("gen laplace2d-1.6G: FAILED (see gen.log)"); status=1
+    fi
+    # 50M rows x 16 mean entries, no row cap
+    if pf=$(gen powerlaw "$(rows 50000000)" 16 --alpha 2.0); then
+        BENCH_CAP=240 bench powerlaw-800M "$pf" f64 "$counts" scaling --equal-rows --baselines 1
+    else
+        summary+=("gen powerlaw-800M: FAILED (see gen.log)"); status=1
+    fi
+    [ "${SKIP_TESTS:-0}" = 1 ] || run_tests "$NDEV" 150 ${TEST_FILTER:-every_device}
+    if [ "$NDEV" -gt 1 ] && [ -n "${pf:-}" ]; then
+        BENCH_CAP=150 bench powerlaw-800M "$pf" f64 "$NDEV" "$((2 * NDEV))" --equal-rows --baselines 1
+    fi
+    if [ "$NDEV" -gt 1 ] && [ -n "${lf:-}" ]; then
+        BENCH_CAP=150 bench laplace2d-1.6G "$lf" f32 "$NDEV" "$((2 * NDEV))" --baselines 1
+    fi
+fi
 
 printf '\n================ summary (%s s used of %s)\n' "$(($(date +%s) - START))" "$BUDGET"
 printf '%s\n' "${summary[@]}"
@@ -168,19 +211,23 @@ python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
 import glob, json, os, sys
 print(f"\n{'run':28s} {'nnz':>11s} {'parts':>5s} {'best 1-GPU':>16s} {'1-GPU ms':>9s} {'N-GPU ms':>9s} "
       f"{'speedup':>7s} {'eff':>5s} {'exch%':>6s} {'GPU bytes':>11s} {'eq-rows ms':>10s} {'err':>8s}")
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "dist-*.json"))):
-    name = os.path.basename(path)[5:-5]
-    try:
-        r = json.load(open(path))
-    except Exception as e:
-        print(f"{name:28s} unreadable ({e})")
-        continue
+def row(name, r):
     eq = r.get("equal_rows_ms")
     print(f"{name:28s} {r['nnz']:11d} {r['parts']:5d} {str(r['best_single_layout']):>16s} {r['best_single_ms']:9.4f} "
           f"{r['dist_ms']:9.4f} {r['speedup']:7.2f} {100 * r['parallel_efficiency']:4.0f}% "
           f"{100 * r['exchange_share']:5.1f}% {r['nccl_bytes']:11d} {'-' if eq is None else f'{eq:.4f}':>10} "
           f"{r['rel_error']:8.1e}{'' if r['ok'] else ' BAD'}")
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "dist-*.json")) + glob.glob(os.path.join(sys.argv[1], "scale-*.json"))):
+    name = os.path.basename(path)[:-5]
+    try:
+        r = json.load(open(path))
+    except Exception as e:
+        print(f"{name:28s} unreadable ({e})")
+        continue
+    for run in r.get("runs", [r]):
+        row(f"{name}-g{len(run['devices'])}" if "runs" in r else name, run)
 print("targets: laplace2d (>= 400M entries) 2-GPU speedup >= 1.85; powerlaw (uncapped, >= 200M) >= 1.5")
+print("issue 22: laplace2d (>= 1.6G entries) efficiency >= 85 % on 4 GPUs, >= 75 % on 8")
 PY
 echo "logs and JSON: $OUT"
 exit $status

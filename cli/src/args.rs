@@ -299,24 +299,41 @@ fn profile_name(s: &str) -> Result<String, String> {
 /// The most parts a multi-GPU partition may have.
 pub const MAX_PARTS: u64 = 1024;
 
-/// How many GPUs a multi-GPU command uses (`--gpus N|all`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How many GPUs a multi-GPU command uses (`--gpus N|all|N,M,...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gpus {
     /// Every device present.
     All,
     /// This many (at least 1).
     Count(usize),
+    /// `bench` only: each of these counts in turn, in one run (a scaling
+    /// study: `1,2,4`).
+    List(Vec<usize>),
 }
 
-/// The `--gpus` value parser: a positive count or `all`.
+/// The `--gpus` value parser: a positive count, `all`, or a comma-separated
+/// list of distinct counts.
 fn gpus(s: &str) -> Result<Gpus, String> {
     if s.eq_ignore_ascii_case("all") {
         return Ok(Gpus::All);
     }
-    match s.parse::<u64>() {
-        Ok(n) if (1..=MAX_PARTS).contains(&n) => Ok(Gpus::Count(n as usize)),
-        _ => Err(format!("expected a count from 1 to {MAX_PARTS}, or `all`")),
+    let count = |t: &str| match t.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_PARTS).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "expected a count from 1 to {MAX_PARTS}, `all`, or a list of counts such as 1,2,4"
+        )),
+    };
+    if !s.contains(',') {
+        return count(s).map(Gpus::Count);
     }
+    let list = s.split(',').map(count).collect::<Result<Vec<_>, _>>()?;
+    let mut seen = list.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() != list.len() {
+        return Err(format!("a GPU count appears twice in `{s}`"));
+    }
+    Ok(Gpus::List(list))
 }
 
 /// `--gpus`, `--parts` of `spmv` and `bench`.
@@ -324,8 +341,10 @@ fn gpus(s: &str) -> Result<Gpus, String> {
 pub struct MultiGpuArgs {
     /// Run on N GPUs of this machine (`all`: every device), one process
     /// driving them, the x exchange through NCCL; N above the devices
-    /// present is a usage error, no GPU exits 2.
-    #[arg(long, value_name = "N|all", value_parser = gpus)]
+    /// present is a usage error, no GPU exits 2. `bench` also takes a list
+    /// (`1,2,4`): each count in turn, one part per GPU, in one run beside
+    /// the same one-GPU baselines.
+    #[arg(long, value_name = "N|all|N,M,..", value_parser = gpus)]
     pub gpus: Option<Gpus>,
     /// Cut the rows into P parts (default: one per GPU), mapped onto the
     /// GPUs in contiguous groups (P = 4 on 2 GPUs: parts 0-1 on the first).

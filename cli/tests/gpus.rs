@@ -104,10 +104,39 @@ fn spmv_and_bench_gpus_usage_errors_exit_1() {
         vec!["bench", M, "--gpus", "1", "--baselines", "0"],
         vec!["bench", M, "--gpus", "1", "--baselines", "7"],
         vec!["bench", M, "--gpus", "2", "--device", "cpu"],
+        vec!["bench", M, "--gpus", "1,,2"],
+        vec!["bench", M, "--gpus", "1,0"],
+        vec!["bench", M, "--gpus", "all,2"],
     ] {
         let o = st(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("error"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// A list of GPU counts is `bench`'s scaling study: its usage errors are
+/// found before any device is asked for, so they exit 1 on every machine.
+#[test]
+fn gpu_count_lists_usage_errors_exit_1() {
+    for (args, says) in [
+        (
+            vec!["bench", M, "--gpus", "1,2", "--parts", "4"],
+            "--parts goes with one GPU count",
+        ),
+        (vec!["bench", M, "--gpus", "2,1,2"], "appears twice"),
+        (
+            vec!["spmv", M, "--gpus", "1,2"],
+            "a list of counts (1,2,4) is for bench",
+        ),
+    ] {
+        let o = st(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let first = stderr(&o).lines().next().unwrap_or_default().to_string();
+        assert!(
+            first.starts_with("error: ") && first.contains(says),
+            "{args:?}: {}",
+            stderr(&o)
+        );
     }
 }
 
@@ -121,6 +150,7 @@ fn spmv_and_bench_gpus_without_a_gpu_exit_2() {
         vec!["spmv", M, "--gpus", "2"],
         vec!["spmv", M, "--gpus", "all"],
         vec!["bench", M, "--gpus", "1", "--reps", "1"],
+        vec!["bench", M, "--gpus", "1,2,4", "--reps", "1"],
     ] {
         let o = st(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

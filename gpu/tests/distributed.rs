@@ -1,7 +1,8 @@
 //! Multi-GPU SpMV ([`DistributedMatrix`]): the N-part result equals the
 //! one-GPU result (and the f64 CPU reference) within the usual tolerance, for
 //! every format, f32 and f64, parts without ghost columns, empty parts, a
-//! dense row, more parts than rows, and 4 and 8 parts mapped onto 2 devices.
+//! dense row, more parts than rows, 4 and 8 parts mapped onto 2 devices, and
+//! every device of a machine of more (one and two parts per device).
 //!
 //! Tests that need one device print `SKIPPED: ...` and pass without one;
 //! tests that need two print `SKIPPED: ...` with fewer. With
@@ -145,6 +146,17 @@ fn every_format_f64_on_two_devices() {
 fn every_format_f32_on_two_devices() {
     let Some(_) = devices(2) else { return };
     every_format::<f32>(&[2, 3], 2);
+}
+
+/// Every format across every device of a machine of three or more GPUs
+/// (4 or 8), two parts per device (same-device copies and NCCL to several
+/// peers in one exchange): the two-device tests above never make a device
+/// exchange with more than one peer. One part per device, in the
+/// recommended layouts, is `recommended_layouts_on_every_device`.
+#[test]
+fn every_format_on_every_device() {
+    let Some(n) = devices(3) else { return };
+    every_format::<f64>(&[2 * n], n);
 }
 
 #[test]

@@ -42,9 +42,9 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
         bail!("--gpus runs on GPUs: leave out --device cpu");
     }
     // Ask for the GPUs before reading a large file.
-    if let Some(gp) = super::dist::resolve(&a.multi)? {
+    if let Some(configs) = super::dist::resolve(&a.multi)? {
         let src = Input::open(&a.file)?;
-        return super::dist::bench(a, &src, gp);
+        return super::dist::bench(a, &src, &configs);
     }
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;

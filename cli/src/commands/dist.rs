@@ -11,7 +11,8 @@ use sparsetool_convert::{ConvertParams, ToCsr};
 use sparsetool_formats::io::Input;
 use sparsetool_formats::{AnyMatrix, FormatKind, Index, Scalar};
 use sparsetool_gpu::distributed::{
-    bench_distributed, device_count, DistBenchOptions, DistOptions, DistributedMatrix,
+    bench_distributed_scaling, device_count, DistBenchOptions, DistOptions, DistScalingReport,
+    DistributedMatrix,
 };
 
 use crate::args::{AnalyzeArgs, BenchArgs, Gpus, MultiGpuArgs};
@@ -19,12 +20,17 @@ use crate::dispatch::with_types;
 use crate::io::{dtype, load, probe};
 use crate::EnvError;
 
-/// The GPUs and parts a multi-GPU run uses: exit 2 without a device, a
-/// usage error for more GPUs than present. Called before any file is read.
-pub fn resolve(m: &MultiGpuArgs) -> anyhow::Result<Option<(usize, usize)>> {
-    let Some(want) = m.gpus else {
+/// The GPUs and parts a multi-GPU run uses, one `(gpus, parts)` per
+/// configuration (several for `bench --gpus 1,2,4`): usage errors first,
+/// then exit 2 without a device and a usage error for more GPUs than
+/// present. Called before any file is read.
+pub fn resolve(m: &MultiGpuArgs) -> anyhow::Result<Option<Vec<(usize, usize)>>> {
+    let Some(want) = &m.gpus else {
         return Ok(None);
     };
+    if matches!(want, Gpus::List(_)) && m.parts.is_some() {
+        bail!("--parts goes with one GPU count: a list of counts runs one part per GPU");
+    }
     let present = device_count();
     if present == 0 {
         return Err(EnvError(
@@ -33,14 +39,28 @@ pub fn resolve(m: &MultiGpuArgs) -> anyhow::Result<Option<(usize, usize)>> {
         )
         .into());
     }
-    let gpus = match want {
-        Gpus::All => present,
-        Gpus::Count(n) if n > present => {
+    let check = |n: usize| {
+        if n > present {
             bail!("--gpus {n}: only {present} CUDA device(s) present")
         }
-        Gpus::Count(n) => n,
+        Ok(n)
     };
-    Ok(Some((gpus, m.parts.unwrap_or(gpus))))
+    Ok(Some(match want {
+        Gpus::All => vec![(present, m.parts.unwrap_or(present))],
+        Gpus::Count(n) => vec![(check(*n)?, m.parts.unwrap_or(*n))],
+        Gpus::List(l) => l
+            .iter()
+            .map(|&n| Ok((check(n)?, n)))
+            .collect::<anyhow::Result<_>>()?,
+    }))
+}
+
+/// [`resolve`] for the commands that take one GPU count (`spmv`).
+pub fn resolve_one(m: &MultiGpuArgs) -> anyhow::Result<Option<(usize, usize)>> {
+    if matches!(m.gpus, Some(Gpus::List(_))) {
+        bail!("--gpus takes one count or `all` here; a list of counts (1,2,4) is for bench");
+    }
+    Ok(resolve(m)?.and_then(|v| v.first().copied()))
 }
 
 /// `analyze --gpus N`: the report of the loaded matrix with its partition
@@ -146,8 +166,9 @@ pub fn spmv<T: Scalar, I: Index>(
     Ok((y, info))
 }
 
-/// `bench --gpus`: the multi-GPU SpMV against the best one-GPU layouts.
-pub fn bench(a: &BenchArgs, src: &Input, gp: (usize, usize)) -> anyhow::Result<()> {
+/// `bench --gpus`: the multi-GPU SpMV against the best one-GPU layouts, for
+/// one configuration or (`--gpus 1,2,4`) each of several in one run.
+pub fn bench(a: &BenchArgs, src: &Input, configs: &[(usize, usize)]) -> anyhow::Result<()> {
     if a.sweep || a.transpose {
         bail!("--gpus times y = A x in each part's layout: leave out --sweep and --transpose");
     }
@@ -158,20 +179,30 @@ pub fn bench(a: &BenchArgs, src: &Input, gp: (usize, usize)) -> anyhow::Result<(
     if types.complex {
         bail!("{}: bench times real matrices only", src.name());
     }
-    let report = with_types!(types, dtype(a.dtype, &types), bench_typed(a, src, gp))?;
+    let report = with_types!(types, dtype(a.dtype, &types), bench_typed(a, src, configs))?;
     let mut out = std::io::stdout().lock();
+    let scaling = matches!(a.multi.gpus, Some(Gpus::List(_)));
     if a.json {
-        serde_json::to_writer_pretty(&mut out, &serde_json::to_value(&report)?)?;
+        let v = match report.runs.first() {
+            Some(one) if !scaling => serde_json::to_value(one)?,
+            _ => serde_json::to_value(&report)?,
+        };
+        serde_json::to_writer_pretty(&mut out, &v)?;
         writeln!(out)?;
-    } else {
+    } else if scaling {
         write!(out, "{}", report.render())?;
+    } else {
+        for r in &report.runs {
+            write!(out, "{}", r.render())?;
+        }
     }
-    if !report.ok {
+    if let Some(r) = report.runs.iter().find(|r| !r.ok) {
         bail!(
-            "{}: the multi-GPU result is off by {:.2e} (tolerance {:.1e})",
+            "{}: the multi-GPU result on {} GPU(s) is off by {:.2e} (tolerance {:.1e})",
             src.name(),
-            report.rel_error,
-            report.tolerance
+            r.devices.len(),
+            r.rel_error,
+            r.tolerance
         );
     }
     Ok(())
@@ -180,17 +211,20 @@ pub fn bench(a: &BenchArgs, src: &Input, gp: (usize, usize)) -> anyhow::Result<(
 fn bench_typed<T: Scalar, I: Index>(
     a: &BenchArgs,
     src: &Input,
-    (gpus, parts): (usize, usize),
-) -> anyhow::Result<sparsetool_gpu::distributed::DistBenchReport> {
+    configs: &[(usize, usize)],
+) -> anyhow::Result<DistScalingReport> {
     let csr = load::<T, I>(src, &a.read)?
         .try_into_csr()
         .with_context(|| src.name())?;
-    let opts = DistOptions::new(parts, gpus);
+    let configs: Vec<DistOptions> = configs
+        .iter()
+        .map(|&(gpus, parts)| DistOptions::new(parts, gpus))
+        .collect();
     let bopts = DistBenchOptions {
         reps: a.reps as usize,
         equal_rows: a.equal_rows,
         baseline_formats: a.baselines as usize,
         ..DistBenchOptions::default()
     };
-    Ok(bench_distributed(&csr, &opts, &bopts)?)
+    Ok(bench_distributed_scaling(&csr, &configs, &bopts)?)
 }

@@ -227,7 +227,7 @@ pub fn run(a: &SpmvArgs) -> anyhow::Result<()> {
         bail!("--gpus computes y = A x: leave out --transpose");
     }
     // Ask for the GPUs before reading a large file.
-    let gp = super::dist::resolve(&a.multi)?;
+    let gp = super::dist::resolve_one(&a.multi)?;
     let src = Input::open(&a.file)?;
     let types = probe(&src, &a.read)?;
     with_types!(

@@ -213,19 +213,116 @@ pub fn bench_distributed<T: Scalar, I: Index>(
     opts: &DistOptions,
     bopts: &DistBenchOptions,
 ) -> Result<DistBenchReport, GpuError> {
+    let mut runs = bench_distributed_scaling(a, std::slice::from_ref(opts), bopts)?.runs;
+    runs.pop()
+        .ok_or_else(|| GpuError::Distributed("no configuration was timed".into()))
+}
+
+/// Times the multi-GPU SpMV of `a` under each of `configs` (for example 1,
+/// 2 and 4 GPUs, one part each) in one run: the same `x`, the same f64 CPU
+/// reference and the same one-GPU baselines (timed once, on the first
+/// device of the first configuration) for every configuration, so the
+/// speedups and efficiencies of the runs compare directly.
+///
+/// ```no_run
+/// use sparsetool_gpu::distributed::{bench_distributed_scaling, DistBenchOptions, DistOptions};
+/// let a = sparsetool_fixtures::gen::laplace2d::<f32, i32>(2000)?;
+/// let configs: Vec<DistOptions> = [1, 2, 4].map(|n| DistOptions::new(n, n)).to_vec();
+/// let r = bench_distributed_scaling(&a, &configs, &DistBenchOptions::default())?;
+/// for run in &r.runs {
+///     println!("{} GPUs: {:.3} ms, efficiency {:.0} %", run.devices.len(), run.dist_ms,
+///              100.0 * run.parallel_efficiency);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`bench_distributed`]; [`GpuError::Distributed`] for no
+/// configuration or a configuration without devices.
+pub fn bench_distributed_scaling<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    configs: &[DistOptions],
+    bopts: &DistBenchOptions,
+) -> Result<DistScalingReport, GpuError> {
+    let device = configs
+        .first()
+        .and_then(|c| c.devices.first().copied())
+        .ok_or_else(|| GpuError::Distributed("no configuration or no device to time".into()))?;
     let dtype = super::real_type::<T>()?;
-    let vb = dtype.size() as u64;
     let x: Vec<T> = random_x(a.ncols(), bopts.seed);
     let y_ref = spmv_ref(a, &x);
     let tol = tolerance(dtype.precision, a.max_row_len());
-    let (reps, warm) = (bopts.reps, bopts.warmup_ms);
+    let single_gpu = baselines(a, &x, device, bopts)?;
+    let best = single_gpu
+        .iter()
+        .min_by(|p, q| p.ms.total_cmp(&q.ms))
+        .cloned()
+        .ok_or_else(|| GpuError::Distributed("no one-GPU baseline was timed".into()))?;
+    let mut runs = Vec::with_capacity(configs.len());
+    for opts in configs {
+        let r = dist_run(a, &x, &y_ref, opts, bopts)?;
+        let speedup = best.ms / r.dist_ms;
+        runs.push(DistBenchReport {
+            devices: r.devices,
+            dtype: dtype.name().to_string(),
+            nrows: a.nrows(),
+            ncols: a.ncols(),
+            nnz: a.nnz(),
+            parts: opts.parts,
+            reps: bopts.reps,
+            part_info: r.part_info,
+            dist_ms: r.dist_ms,
+            dist_min_ms: r.dist_min_ms,
+            exchange_ms: r.exchange_ms,
+            compute_ms: r.compute_ms,
+            exchange_share: r.exchange_ms / r.dist_ms,
+            nccl_bytes: r.nccl_bytes,
+            exchange_bytes: r.exchange_bytes,
+            single_gpu: single_gpu.clone(),
+            best_single_ms: best.ms,
+            best_single_layout: Some(best.layout),
+            speedup,
+            parallel_efficiency: speedup / r.ndev as f64,
+            equal_rows_ms: r.equal_rows_ms,
+            rel_error: r.rel_error,
+            tolerance: tol,
+            ok: r.rel_error <= tol,
+        });
+    }
+    Ok(DistScalingReport { runs })
+}
 
+/// What one configuration measured (the report's per-run fields).
+struct DistRun {
+    devices: Vec<String>,
+    ndev: usize,
+    part_info: Vec<DistPartReport>,
+    dist_ms: f64,
+    dist_min_ms: f64,
+    exchange_ms: f64,
+    compute_ms: f64,
+    nccl_bytes: u64,
+    exchange_bytes: u64,
+    equal_rows_ms: Option<f64>,
+    rel_error: f64,
+}
+
+/// Distributes `a` under `opts` and times it (and, when asked, the
+/// equal-rows partition of the same part count).
+fn dist_run<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    x: &[T],
+    y_ref: &[f64],
+    opts: &DistOptions,
+    bopts: &DistBenchOptions,
+) -> Result<DistRun, GpuError> {
+    let (reps, warm) = (bopts.reps, bopts.warmup_ms);
     let mut m = DistributedMatrix::new(a, opts)?;
-    m.set_x(&x)?;
+    m.set_x(x)?;
     m.spmv()?;
     m.synchronize()?;
     let y: Vec<T> = m.gather_y()?;
-    let err = rel_error(&y, &y_ref);
+    let rel_error = rel_error(&y, y_ref);
     let (dist_ms, dist_min_ms) = time(reps, warm, || {
         m.spmv()?;
         m.synchronize()
@@ -271,14 +368,14 @@ pub fn bench_distributed<T: Scalar, I: Index>(
         let n = opts.parts;
         let cuts: Vec<usize> = (0..=n).map(|k| k * a.nrows() / n).collect();
         let popts = PartitionOptions {
-            value_bytes: vb,
+            value_bytes: std::mem::size_of::<T>() as u64,
             ..PartitionOptions::default()
         };
         let p =
             Partition::with_bounds(a.nrows(), a.ncols(), a.row_ptr(), a.col_idx(), cuts, &popts)
                 .map_err(|e| GpuError::Distributed(e.to_string()))?;
         let mut e = DistributedMatrix::with_partition(a, p, opts)?;
-        e.set_x(&x)?;
+        e.set_x(x)?;
         Some(
             time(reps, warm, || {
                 e.spmv()?;
@@ -289,13 +386,37 @@ pub fn bench_distributed<T: Scalar, I: Index>(
     } else {
         None
     };
+    Ok(DistRun {
+        devices,
+        ndev,
+        part_info,
+        dist_ms,
+        dist_min_ms,
+        exchange_ms,
+        compute_ms,
+        nccl_bytes,
+        exchange_bytes,
+        equal_rows_ms,
+        rel_error,
+    })
+}
 
+/// The one-GPU baselines on `device`: the best-predicted layout of each of
+/// the first [`DistBenchOptions::baseline_formats`] formats of the whole
+/// matrix, each run as one part (no exchange, no ghost block).
+fn baselines<T: Scalar, I: Index>(
+    a: &Csr<T, I>,
+    x: &[T],
+    device: usize,
+    bopts: &DistBenchOptions,
+) -> Result<Vec<SingleGpuResult>, GpuError> {
+    let vb = std::mem::size_of::<T>() as u64;
     let mut single_gpu = Vec::new();
     let mut reasons = Vec::new();
     for layout in top_layouts(a, bopts.baseline_formats, vb)? {
         let one = DistOptions {
             parts: 1,
-            devices: opts.devices[..1].to_vec(),
+            devices: vec![device],
             format: Some(layout.kind()),
             params: ConvertParams {
                 allow_fill: true,
@@ -318,10 +439,10 @@ pub fn bench_distributed<T: Scalar, I: Index>(
         .map_err(|e| GpuError::Distributed(e.to_string()))?;
         match DistributedMatrix::with_partition(a, whole, &one) {
             Ok(mut s) => {
-                s.set_x(&x)?;
+                s.set_x(x)?;
                 let kernel = s.part_layouts()[0].2.to_string();
                 let offset_bits = s.part_offset_bits()[0];
-                let (ms, _) = time(reps, warm, || {
+                let (ms, _) = time(bopts.reps, bopts.warmup_ms, || {
                     s.spmv()?;
                     s.synchronize()
                 })?;
@@ -335,63 +456,136 @@ pub fn bench_distributed<T: Scalar, I: Index>(
             Err(e) => reasons.push(format!("{layout}: {e}")),
         }
     }
-    let best = single_gpu
-        .iter()
-        .min_by(|p, q| p.ms.total_cmp(&q.ms))
-        .cloned()
-        .ok_or_else(|| {
-            GpuError::Distributed(format!(
-                "no one-GPU baseline could be built ({})",
-                reasons.join("; ")
-            ))
-        })?;
-    let speedup = best.ms / dist_ms;
-    Ok(DistBenchReport {
-        devices,
-        dtype: dtype.name().to_string(),
-        nrows: a.nrows(),
-        ncols: a.ncols(),
-        nnz: a.nnz(),
-        parts: opts.parts,
-        reps,
-        part_info,
-        dist_ms,
-        dist_min_ms,
-        exchange_ms,
-        compute_ms,
-        exchange_share: exchange_ms / dist_ms,
-        nccl_bytes,
-        exchange_bytes,
-        single_gpu,
-        best_single_ms: best.ms,
-        best_single_layout: Some(best.layout),
-        speedup,
-        parallel_efficiency: speedup / ndev as f64,
-        equal_rows_ms,
-        rel_error: err,
-        tolerance: tol,
-        ok: err <= tol,
-    })
+    if single_gpu.is_empty() {
+        return Err(GpuError::Distributed(format!(
+            "no one-GPU baseline could be built ({})",
+            reasons.join("; ")
+        )));
+    }
+    Ok(single_gpu)
+}
+
+/// `sparsetool bench --gpus 1,2,4 --json`: one [`DistBenchReport`] per
+/// configuration, all of one run (the same `x`, reference and one-GPU
+/// baselines).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistScalingReport {
+    /// One report per configuration, in the order asked for.
+    pub runs: Vec<DistBenchReport>,
+}
+
+impl DistScalingReport {
+    /// Whether every run's result passed its check.
+    #[must_use]
+    pub fn ok(&self) -> bool {
+        self.runs.iter().all(|r| r.ok)
+    }
+
+    /// The text `bench --gpus LIST` prints: the matrix and the one-GPU
+    /// baselines once, each configuration's parts and times, then one table
+    /// row per configuration.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let Some(first) = self.runs.first() else {
+            return String::new();
+        };
+        let mut s = first.header_line(None);
+        s.push_str(&first.baseline_lines());
+        for r in &self.runs {
+            s.push('\n');
+            s.push_str(&format!(
+                "{} parts on {} device(s)\n",
+                r.parts,
+                r.devices.len()
+            ));
+            s.push_str(&r.part_lines());
+            s.push_str(&r.dist_lines());
+        }
+        s.push_str(&format!(
+            "\n{:>4} {:>5} {:>10} {:>8} {:>10} {:>9} {:>14} {:>13} {:>9}\n",
+            "gpus",
+            "parts",
+            "ms",
+            "speedup",
+            "efficiency",
+            "exchange",
+            "device bytes",
+            "equal-rows ms",
+            "error"
+        ));
+        for r in &self.runs {
+            let eq = r
+                .equal_rows_ms
+                .map_or_else(|| "-".to_string(), |e| format!("{e:.4}"));
+            s.push_str(&format!(
+                "{:>4} {:>5} {:>10.4} {:>7.2}x {:>9.1} % {:>7.1} % {:>14} {:>13} {:>9.2e}{}\n",
+                r.devices.len(),
+                r.parts,
+                r.dist_ms,
+                r.speedup,
+                100.0 * r.parallel_efficiency,
+                100.0 * r.exchange_share,
+                r.nccl_bytes,
+                eq,
+                r.rel_error,
+                if r.ok { "" } else { " FAILED" }
+            ));
+        }
+        s.push_str(&format!(
+            "speedup and efficiency against the best 1-GPU layout ({}, {:.4} ms)\n",
+            first
+                .best_single_layout
+                .map(|l| l.to_string())
+                .unwrap_or_default(),
+            first.best_single_ms
+        ));
+        s
+    }
 }
 
 impl DistBenchReport {
     /// The text `bench --gpus` prints.
     #[must_use]
     pub fn render(&self) -> String {
-        let mut s = format!(
-            "multi-GPU SpMV: {} x {}, {} entries, {}, {} parts on {} device(s) ({})\n",
-            self.nrows,
-            self.ncols,
-            self.nnz,
-            self.dtype,
-            self.parts,
-            self.devices.len(),
-            self.devices.join(", ")
-        );
+        let mut s = self.header_line(Some((self.parts, &self.devices)));
+        s.push_str(&self.part_lines());
+        s.push_str(&self.baseline_lines());
+        s.push_str(&self.dist_lines());
         s.push_str(&format!(
+            "speedup {:.2}x over the best 1-GPU layout ({}), parallel efficiency {:.1} %, {} bytes between devices per SpMV, error {:.2e} ({})\n",
+            self.speedup,
+            self.best_single_layout.map(|l| l.to_string()).unwrap_or_default(),
+            100.0 * self.parallel_efficiency,
+            self.nccl_bytes,
+            self.rel_error,
+            if self.ok { "ok" } else { "FAILED" }
+        ));
+        s
+    }
+
+    /// The first line: the matrix, and with `parts` its parts and devices.
+    fn header_line(&self, parts: Option<(usize, &[String])>) -> String {
+        let mut s = format!(
+            "multi-GPU SpMV: {} x {}, {} entries, {}",
+            self.nrows, self.ncols, self.nnz, self.dtype
+        );
+        if let Some((p, devices)) = parts {
+            s.push_str(&format!(
+                ", {p} parts on {} device(s) ({})",
+                devices.len(),
+                devices.join(", ")
+            ));
+        }
+        s.push('\n');
+        s
+    }
+
+    /// The part table.
+    fn part_lines(&self) -> String {
+        let mut s = format!(
             "{:>4} {:>6} {:>12} {:>12} {:>10} {:>14}  {:<14} {}\n",
             "part", "device", "rows", "nnz", "ghost_cols", "predicted_us", "layout", "kernel"
-        ));
+        );
         for p in &self.part_info {
             let DistPartReport {
                 part,
@@ -408,35 +602,38 @@ impl DistBenchReport {
             let wide = wide_note(p.offset_bits);
             s.push_str(&format!("{t:>14.1}  {layout:<14} {kernel}{wide}\n"));
         }
-        for r in &self.single_gpu {
-            s.push_str(&format!(
-                "1 GPU  {:<14} {:<14} {:>10.4} ms{}\n",
-                r.layout.to_string(),
-                r.kernel,
-                r.ms,
-                wide_note(r.offset_bits)
-            ));
-        }
-        s.push_str(&format!(
+        s
+    }
+
+    /// One line per one-GPU baseline.
+    fn baseline_lines(&self) -> String {
+        self.single_gpu
+            .iter()
+            .map(|r| {
+                format!(
+                    "1 GPU  {:<14} {:<14} {:>10.4} ms{}\n",
+                    r.layout.to_string(),
+                    r.kernel,
+                    r.ms,
+                    wide_note(r.offset_bits)
+                )
+            })
+            .collect()
+    }
+
+    /// The distributed time, its exchange and products, the equal-rows peer.
+    fn dist_lines(&self) -> String {
+        let mut s = format!(
             "{} GPUs {:>10.4} ms (exchange alone {:.4} ms, {:.1} % of it; products alone {:.4} ms)\n",
             self.devices.len(),
             self.dist_ms,
             self.exchange_ms,
             100.0 * self.exchange_share,
             self.compute_ms
-        ));
+        );
         if let Some(e) = self.equal_rows_ms {
             s.push_str(&format!("equal-rows partition {e:.4} ms\n"));
         }
-        s.push_str(&format!(
-            "speedup {:.2}x over the best 1-GPU layout ({}), parallel efficiency {:.1} %, {} bytes between devices per SpMV, error {:.2e} ({})\n",
-            self.speedup,
-            self.best_single_layout.map(|l| l.to_string()).unwrap_or_default(),
-            100.0 * self.parallel_efficiency,
-            self.nccl_bytes,
-            self.rel_error,
-            if self.ok { "ok" } else { "FAILED" }
-        ));
         s
     }
 }
@@ -446,10 +643,8 @@ mod tests {
     use super::*;
 
     /// The report of the 2,199,878,976-entry Laplacian on two H200s
-    /// (2026-11-24): the one-GPU baseline needs 64-bit offsets, the halves
-    /// do not, and the text and JSON say so.
-    #[test]
-    fn report_names_the_offset_width_of_parts_and_baseline() {
+    /// (2026-11-24).
+    fn two_gpu_report() -> DistBenchReport {
         let part = |p: usize| DistPartReport {
             part: p,
             device: p,
@@ -465,7 +660,7 @@ mod tests {
             slice: 32,
             sigma: 1,
         };
-        let r = DistBenchReport {
+        DistBenchReport {
             devices: vec!["NVIDIA H200".into(); 2],
             dtype: "f32".into(),
             nrows: 439_992_576,
@@ -495,7 +690,14 @@ mod tests {
             rel_error: 4.57e-8,
             tolerance: 1e-4,
             ok: true,
-        };
+        }
+    }
+
+    /// The baseline needs 64-bit offsets, the halves do not, and the text
+    /// and JSON say so.
+    #[test]
+    fn report_names_the_offset_width_of_parts_and_baseline() {
+        let r = two_gpu_report();
         let text = r.render();
         assert!(
             text.contains("1 GPU  sell-32-1      sell               6.9974 ms (64-bit offsets)\n"),
@@ -510,5 +712,56 @@ mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["single_gpu"][0]["offset_bits"], 64);
         assert_eq!(json["part_info"][1]["offset_bits"], 32);
+    }
+
+    /// A scaling study prints its baselines once, every configuration's
+    /// parts, and one table row per configuration; its JSON is `runs`.
+    #[test]
+    fn scaling_report_prints_baselines_once_and_a_row_per_count() {
+        let two = two_gpu_report();
+        let mut one = two.clone();
+        one.devices.truncate(1);
+        one.parts = 1;
+        one.part_info.truncate(1);
+        one.dist_ms = 7.1;
+        one.speedup = two.best_single_ms / 7.1;
+        one.parallel_efficiency = one.speedup;
+        one.equal_rows_ms = None;
+        let mut four = two.clone();
+        four.devices = vec!["NVIDIA H200".into(); 4];
+        four.parts = 4;
+        four.equal_rows_ms = Some(1.9);
+        four.ok = false;
+        let r = DistScalingReport {
+            runs: vec![one, two, four],
+        };
+        assert!(!r.ok());
+        let text = r.render();
+        assert_eq!(text.matches("1 GPU  sell-32-1").count(), 1, "{text}");
+        assert_eq!(text.matches("multi-GPU SpMV:").count(), 1, "{text}");
+        assert!(text.contains("\n2 parts on 2 device(s)\n"), "{text}");
+        let rows: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("gpus"))
+            .skip(1)
+            .take(3)
+            .collect();
+        assert_eq!(rows.len(), 3, "{text}");
+        assert!(
+            rows[0].starts_with("   1     1     7.1000    0.99x"),
+            "{text}"
+        );
+        assert!(
+            rows[1].starts_with("   2     2     2.7163    2.58x     128.8 %"),
+            "{text}"
+        );
+        assert!(
+            rows[2].contains(" 1.9000 ") && rows[2].ends_with(" FAILED"),
+            "{text}"
+        );
+        assert!(text.ends_with("(sell-32-1, 6.9974 ms)\n"), "{text}");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["runs"].as_array().map(Vec::len), Some(3));
+        assert_eq!(json["runs"][2]["equal_rows_ms"], 1.9);
     }
 }

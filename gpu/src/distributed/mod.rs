@@ -50,7 +50,10 @@ use crate::launch::{self, prepare, GpuKernel};
 use crate::plan::{self, BLOCK};
 use crate::GpuError;
 
-pub use bench::{bench_distributed, DistBenchOptions, DistBenchReport, DistPartReport};
+pub use bench::{
+    bench_distributed, bench_distributed_scaling, DistBenchOptions, DistBenchReport,
+    DistPartReport, DistScalingReport, SingleGpuResult,
+};
 pub use exchange::{nccl_available, NVLS_ENV};
 
 /// How to distribute a matrix.
