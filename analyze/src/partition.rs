@@ -38,6 +38,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 use serde::Serialize;
+use sparsetool_formats::alloc::try_zeroed;
 use sparsetool_formats::{Csr, Index, Layout, Scalar};
 
 use crate::candidates::Features;
@@ -404,8 +405,14 @@ fn check_structure<I: Index>(
             nrows + 1
         )));
     }
+    // In parallel first (billions of rows); the serial pass names the
+    // first bad offset.
+    let ordered = row_ptr.first().is_none_or(|p| p.to_usize() == 0)
+        && row_ptr
+            .par_windows(2)
+            .all(|w| w[0].to_usize() <= w[1].to_usize() && w[1].to_usize() <= col_idx.len());
     let mut prev = 0usize;
-    for (r, p) in row_ptr.iter().enumerate() {
+    for (r, p) in row_ptr.iter().enumerate().filter(|_| !ordered) {
         let p = p.to_usize();
         if p < prev || p > col_idx.len() || (r == 0 && p != 0) {
             return Err(AnalyzeError::BadStructure(format!(
@@ -414,6 +421,7 @@ fn check_structure<I: Index>(
         }
         prev = p;
     }
+    let prev = row_ptr.last().map_or(0, |p| p.to_usize());
     if prev != col_idx.len() {
         return Err(AnalyzeError::BadStructure(format!(
             "row_ptr ends at {prev}, col_idx has {} entries",
@@ -783,20 +791,40 @@ fn split_part<T: Scalar, I: Index>(
         })
         .collect::<Result<_, AnalyzeError>>()?;
     let (local, ghost): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
+    // The pieces are copied into place in parallel: a part of a matrix of
+    // billions of entries is tens of GB, which one thread copies in seconds.
     let join = |pieces: Vec<(Vec<usize>, Vec<I>, Vec<T>)>, ncols: usize| {
-        let nnz: usize = pieces.iter().map(|x| x.1.len()).sum();
-        let mut ptr = Vec::with_capacity(rows.len() + 1);
-        let (mut ci, mut vals) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
-        ptr.push(idx(0)?);
-        let mut at = 0;
-        for (lens, c, v) in pieces {
-            for l in lens {
-                at += l;
-                ptr.push(idx(at)?);
-            }
-            ci.extend(c);
-            vals.extend(v);
+        let mut base = Vec::with_capacity(pieces.len() + 1);
+        base.push(0usize);
+        for (_, c, _) in &pieces {
+            base.push(base[base.len() - 1] + c.len());
         }
+        let nnz = base[base.len() - 1];
+        idx(nnz)?; // every row offset fits I when the last one does
+        let mut ptr: Vec<I> = try_zeroed(rows.len() + 1, "the row offsets of a part")?;
+        let mut ci: Vec<I> = try_zeroed(nnz, "the column indices of a part")?;
+        let mut vals: Vec<T> = try_zeroed(nnz, "the values of a part")?;
+        // disjoint output slices, one per piece
+        let (mut ptr_rest, mut ci_rest, mut vals_rest) =
+            (&mut ptr[1..], &mut ci[..], &mut vals[..]);
+        let mut outs = Vec::with_capacity(pieces.len());
+        for (lens, c, _) in &pieces {
+            let (p, pr) = std::mem::take(&mut ptr_rest).split_at_mut(lens.len());
+            let (cc, cr) = std::mem::take(&mut ci_rest).split_at_mut(c.len());
+            let (vv, vr) = std::mem::take(&mut vals_rest).split_at_mut(c.len());
+            (ptr_rest, ci_rest, vals_rest) = (pr, cr, vr);
+            outs.push((p, cc, vv));
+        }
+        pieces.into_par_iter().zip(outs).zip(base).for_each(
+            |(((lens, c, v), (p, cc, vv)), mut at)| {
+                for (slot, l) in p.iter_mut().zip(lens) {
+                    at += l;
+                    *slot = I::from_usize(at).unwrap_or_default();
+                }
+                cc.copy_from_slice(&c);
+                vv.copy_from_slice(&v);
+            },
+        );
         Csr::try_from_parts(rows.len(), ncols, ptr, ci, vals).map_err(|e| structure_err(p, e))
     };
     Ok(PartBlocks {

@@ -11,6 +11,9 @@ pub mod stream;
 
 pub use stream::read_row_lengths;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
 use sparsetool_formats::alloc::{try_filled, try_with_capacity};
 use sparsetool_formats::{Coo, Csr, Index, Scalar};
 
@@ -494,15 +497,29 @@ impl RowLengths {
                 nrows as u128 + 1
             )));
         }
-        let mut rows = try_with_capacity(nrows, "the row lengths")?;
-        for (i, w) in row_ptr.windows(2).enumerate() {
+        // In parallel: a matrix of billions of entries is analysed on a
+        // machine of many cores, and every pass here is over all its rows
+        // or entries. An invalid `row_ptr` is rare: its first bad row is
+        // then found by a serial pass, so the message names it.
+        let mut rows: Vec<u32> = try_with_capacity(nrows, "the row lengths")?;
+        rows.par_extend(row_ptr.par_windows(2).map(|w| {
             let (s, e) = (w[0].to_usize(), w[1].to_usize());
             if e < s || e == usize::MAX {
-                return Err(AnalyzeError::BadStructure(format!(
-                    "row_ptr decreases or is negative at row {i}"
-                )));
+                u32::MAX
+            } else {
+                u32::try_from(e - s).unwrap_or(u32::MAX)
             }
-            rows.push(count_u32("row length", e - s)?);
+        }));
+        if rows.par_iter().any(|&l| l == u32::MAX) {
+            for (i, w) in row_ptr.windows(2).enumerate() {
+                let (s, e) = (w[0].to_usize(), w[1].to_usize());
+                if e < s || e == usize::MAX {
+                    return Err(AnalyzeError::BadStructure(format!(
+                        "row_ptr decreases or is negative at row {i}"
+                    )));
+                }
+                count_u32("row length", e - s)?;
+            }
         }
         if row_ptr.first().map(|p| p.to_usize()) != Some(0)
             || row_ptr.last().map(|p| p.to_usize()) != Some(col_idx.len())
@@ -512,12 +529,18 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        let mut far = Far::counter(nrows, ncols);
-        for (i, w) in row_ptr.windows(2).enumerate() {
-            for j in &col_idx[w[0].to_usize()..w[1].to_usize()] {
-                far.add(i as u64, j.to_usize() as u64);
-            }
-        }
+        let counter = || Far::counter(nrows, ncols);
+        let far = row_ptr
+            .par_windows(2)
+            .enumerate()
+            .with_min_len(4096)
+            .fold(counter, |mut f, (i, w)| {
+                for j in &col_idx[w[0].to_usize()..w[1].to_usize()] {
+                    f.add(i as u64, j.to_usize() as u64);
+                }
+                f
+            })
+            .reduce(counter, FarCounter::merge);
         Self::with_columns(nrows, ncols, rows.into(), col_idx, far.finish())
     }
 
@@ -541,10 +564,16 @@ impl RowLengths {
             )));
         }
         let rows = index_counts(&ROW, nrows, row_idx)?;
-        let mut far = Far::counter(nrows, ncols);
-        for (i, j) in row_idx.iter().zip(col_idx) {
-            far.add(i.to_usize() as u64, j.to_usize() as u64);
-        }
+        let counter = || Far::counter(nrows, ncols);
+        let far = row_idx
+            .par_iter()
+            .zip(col_idx)
+            .with_min_len(1 << 16)
+            .fold(counter, |mut f, (i, j)| {
+                f.add(i.to_usize() as u64, j.to_usize() as u64);
+                f
+            })
+            .reduce(counter, FarCounter::merge);
         Self::with_columns(nrows, ncols, rows, col_idx, far.finish())
     }
 
@@ -645,12 +674,33 @@ fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Lengths, A
         }
         return Lengths::from_indices(n, all, axis.length);
     }
+    if idx.len() < u32::MAX as usize && idx.len() >= PARALLEL_COUNT_MIN {
+        // In parallel, with atomic counters: no count can overflow (fewer
+        // indices than u32::MAX). An index out of range is found first, by
+        // a serial pass, so the message names the first such entry.
+        if idx.par_iter().any(|i| i.to_usize() >= n) {
+            for (k, i) in idx.iter().enumerate() {
+                check(k, i)?;
+            }
+        }
+        let mut counts: Vec<AtomicU32> = try_with_capacity(n, axis.length)?;
+        counts.par_extend((0..n).into_par_iter().map(|_| AtomicU32::new(0)));
+        idx.par_iter().with_min_len(1 << 16).for_each(|i| {
+            counts[i.to_usize()].fetch_add(1, Ordering::Relaxed);
+        });
+        let mut out: Vec<u32> = try_with_capacity(n, axis.length)?;
+        out.par_extend(counts.into_par_iter().map(AtomicU32::into_inner));
+        return Ok(out.into());
+    }
     let mut counts = try_filled(n, 0u32, axis.length)?;
     for (k, i) in idx.iter().enumerate() {
         bump(&mut counts, check(k, i)?, axis.length)?;
     }
     Ok(counts.into())
 }
+
+/// Indices from which [`index_counts`] counts in parallel.
+const PARALLEL_COUNT_MIN: usize = 1 << 20;
 
 /// Run-length encoding of the row lengths: `(length, rows)` pairs in
 /// ascending length order, rows > 0. The compact form every per-format
@@ -765,5 +815,74 @@ mod scatter_tests {
         };
         assert_eq!(scatter(&Lengths::Dense(dense)), scatter(&sparse));
         assert_eq!(scatter(&Lengths::Dense(vec![0; 10])), 0.0);
+    }
+}
+
+/// The parallel passes of [`RowLengths::from_row_ptr`] and
+/// [`RowLengths::from_coords`] (above [`PARALLEL_COUNT_MIN`] indices) give
+/// the serial passes' counts and their first-error messages.
+#[cfg(test)]
+mod parallel_tests {
+    use super::*;
+
+    /// `n` entries spread over `nrows` rows and 3M columns (x larger than
+    /// the cache, so far entries are counted), with a few long rows.
+    fn coords(nrows: usize, n: usize) -> (Vec<i64>, Vec<i64>) {
+        let mut rows: Vec<i64> = (0..n).map(|k| ((k * 7919) % nrows) as i64).collect();
+        rows.sort_unstable();
+        let cols = (0..n)
+            .map(|k| ((k as u64 * 2_654_435_761) % 3_000_000) as i64)
+            .collect();
+        (rows, cols)
+    }
+
+    #[test]
+    fn parallel_counts_match_serial_counts() {
+        let (nrows, n) = (50_000, 3 * PARALLEL_COUNT_MIN);
+        let (rows, cols) = coords(nrows, n);
+        let mut row_ptr = vec![0i64; nrows + 1];
+        for &r in &rows {
+            row_ptr[r as usize + 1] += 1;
+        }
+        for i in 0..nrows {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        let (mut want_rows, mut want_cols) = (vec![0u32; nrows], vec![0u32; 3_000_000]);
+        let mut far = Far::counter(nrows, 3_000_000);
+        for (&r, &c) in rows.iter().zip(&cols) {
+            want_rows[r as usize] += 1;
+            want_cols[c as usize] += 1;
+            far.add(r as u64, c as u64);
+        }
+        let far = far.finish();
+        assert!(far.0.iter().any(|&f| f > 0), "{far:?}");
+        let a = RowLengths::from_row_ptr(nrows, 3_000_000, &row_ptr, &cols).unwrap();
+        let b = RowLengths::from_coords(nrows, 3_000_000, &rows, &cols).unwrap();
+        for rl in [&a, &b] {
+            assert_eq!(rl.rows.to_vec(), want_rows);
+            assert_eq!(rl.cols.to_vec(), want_cols);
+            assert_eq!(rl.far, far);
+        }
+    }
+
+    #[test]
+    fn parallel_passes_name_the_first_bad_entry() {
+        let (nrows, n) = (50_000, 2 * PARALLEL_COUNT_MIN);
+        let (mut rows, mut cols) = coords(nrows, n);
+        cols[1_500_000] = 3_000_000;
+        cols[1_700_000] = 3_000_001;
+        let e = RowLengths::from_coords(nrows, 3_000_000, &rows, &cols).unwrap_err();
+        assert!(e.to_string().contains("entry 1500000:"), "{e}");
+        cols[1_500_000] = 0;
+        cols[1_700_000] = 0;
+        rows[1_200_000] = -1;
+        let e = RowLengths::from_coords(nrows, 3_000_000, &rows, &cols).unwrap_err();
+        assert!(e.to_string().contains("entry 1200000:"), "{e}");
+        let mut row_ptr: Vec<i64> = (0..=nrows as i64).map(|i| i * 40).collect();
+        row_ptr[30_000] = 5;
+        row_ptr[40_000] = 6;
+        let e =
+            RowLengths::from_row_ptr(nrows, 3_000_000, &row_ptr, &cols[..nrows * 40]).unwrap_err();
+        assert!(e.to_string().contains("at row 29999"), "{e}");
     }
 }

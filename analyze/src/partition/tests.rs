@@ -120,6 +120,26 @@ fn tridiagonal_in_every_part_count() {
     }
 }
 
+/// Parts of many split chunks (`SPLIT_CHUNK` rows each), whose pieces are
+/// joined in parallel, with ghost columns reaching across the matrix.
+#[test]
+fn parts_of_many_chunks_join_exactly() {
+    let n = 5 * SPLIT_CHUNK + 123;
+    let rows: Vec<Vec<usize>> = (0..n)
+        .map(|r| {
+            let mut c: Vec<usize> = (r.saturating_sub(1)..(r + 2).min(n)).collect();
+            c.push((r * 7919 + 13) % n);
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect();
+    let a = csr(n, n, &rows);
+    for parts in [1, 3] {
+        check(&a, &partition(&a, parts));
+    }
+}
+
 #[test]
 fn more_parts_than_rows_leaves_parts_empty() {
     let a = laplace1d(3);
