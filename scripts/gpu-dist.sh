@@ -15,12 +15,13 @@
 # Optional last step (BIG=1, off by default: about 4 minutes): a 2D Laplacian of
 # 2,199,878,976 entries (f32, more than 2^31), on 2 GPUs beside its one-GPU
 # baseline with 64-bit offsets (one baseline layout: --baselines 1).
-# Optional step (MANY=1, issue 22; for 4 or more GPUs, about 6 minutes): every
+# Optional step (MANY=1, issue 22; for 4 or more GPUs, about 8 minutes on four
+# H200s: run it with BUDGET=500 or more): every
 # GPU count 1, 2, 4, ... up to the devices present in one `bench --gpus LIST`
 # run per matrix, beside one one-GPU baseline:
 #    - 2D Laplacian, 1,619,928,000 entries (f32; 32-bit offsets fit, so the
 #      one-GPU baseline is the layout the time model ranks first);
-#    - uncapped power law, ~845M entries (f64), with equal-rows partitions;
+#    - uncapped power law, 827,623,165 entries (f64), with equal-rows partitions;
 #    - then, while the budget lasts, 2 parts per GPU on every GPU.
 #   MANY=1 runs the multi-GPU tests on every device (SPARSETOOL_REQUIRE_GPUS =
 #   the devices present) after the benchmarks, limited to TEST_FILTER (default:
@@ -93,6 +94,10 @@ NDEV=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
 run_tests() {
     local need=$1 want=$2; shift 2
     local log="$OUT/dist-tests-$need.log"
+    if [ "$(left)" -lt 30 ]; then
+        summary+=("multi-GPU tests on $need: skipped (time budget spent)")
+        return
+    fi
     echo "== multi-GPU tests (SPARSETOOL_REQUIRE_GPUS=$need) $*"
     SPARSETOOL_REQUIRE_GPUS=$need timeout "$(cap "$want")" "$DT" --test-threads=1 --nocapture "$@" > "$log" 2>&1 \
         && { summary+=("multi-GPU tests on $need: $(grep -aE '^test result' "$log" | tail -1)"); return; }
@@ -105,7 +110,9 @@ run_tests() {
 # gen KIND ROWS K [extra gen flags...] -> path of the generated .spb
 gen() {
     local kind=$1 rows=$2 k=$3; shift 3
-    local f="$WORK/$kind-$rows-$k.spb"
+    # the extra flags (--dtype f32, --alpha 2.0) are part of the cached name
+    local tag; tag=$(printf '%s' "$*" | tr -c 'A-Za-z0-9.' '_')
+    local f="$WORK/$kind-$rows-$k${tag:+-$tag}.spb"
     if [ ! -s "$f" ]; then
         echo "== gen $kind rows=$rows k=$k $*" >&2
         local t0; t0=$(date +%s)
@@ -131,7 +138,7 @@ bench() {
     fi
     echo "== bench $name $dt --gpus $g ${partsarg[*]} $*"
     local t0; t0=$(date +%s)
-    if timeout "$(cap "${BENCH_CAP:-200}")" "$ST" bench "$f" --gpus "$g" "${partsarg[@]}" --dtype "$dt" --reps "$REPS" --json "$@" \
+    if timeout "$(cap "${BENCH_CAP:-200}")" "$ST" bench "$f" --gpus "$g" ${partsarg[@]+"${partsarg[@]}"} --dtype "$dt" --reps "$REPS" --json "$@" \
         > "$j" 2> "${j%.json}.err"; then
         summary+=("bench $name $dt $p parts: ok ($(($(date +%s) - t0)) s)")
     else

@@ -688,8 +688,8 @@ fn index_counts<I: Index>(axis: &Axis, n: usize, idx: &[I]) -> Result<Lengths, A
         idx.par_iter().with_min_len(1 << 16).for_each(|i| {
             counts[i.to_usize()].fetch_add(1, Ordering::Relaxed);
         });
-        let mut out: Vec<u32> = try_with_capacity(n, axis.length)?;
-        out.par_extend(counts.into_par_iter().map(AtomicU32::into_inner));
+        // collected in place (same layout): no second array of n counts
+        let out: Vec<u32> = counts.into_iter().map(AtomicU32::into_inner).collect();
         return Ok(out.into());
     }
     let mut counts = try_filled(n, 0u32, axis.length)?;

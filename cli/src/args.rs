@@ -317,7 +317,7 @@ fn gpus(s: &str) -> Result<Gpus, String> {
     if s.eq_ignore_ascii_case("all") {
         return Ok(Gpus::All);
     }
-    let count = |t: &str| match t.trim().parse::<u64>() {
+    let count = |t: &str| match t.parse::<u64>() {
         Ok(n) if (1..=MAX_PARTS).contains(&n) => Ok(n as usize),
         _ => Err(format!(
             "expected a count from 1 to {MAX_PARTS}, `all`, or a list of counts such as 1,2,4"

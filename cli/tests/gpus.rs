@@ -157,3 +157,22 @@ fn spmv_and_bench_gpus_without_a_gpu_exit_2() {
         assert!(stderr(&o).contains("no CUDA device"), "{}", stderr(&o));
     }
 }
+
+/// `bench --gpus N --json` stays one report object (a list, `runs` and
+/// `failed`, needs two devices: gpu/tests/distributed.rs covers its
+/// library side on one).
+#[test]
+fn bench_gpus_json_is_one_report() {
+    if sparsetool_gpu::distributed::device_count() == 0 {
+        println!("SKIPPED: no CUDA device");
+        return;
+    }
+    let one: serde_json::Value =
+        serde_json::from_str(&ok(&["bench", M, "--gpus", "1", "--reps", "2", "--json"]))
+            .expect("one JSON object");
+    assert!(one["dist_ms"].as_f64().is_some(), "{one}");
+    assert!(
+        one.get("runs").is_none() && one.get("failed").is_none(),
+        "{one}"
+    );
+}

@@ -13,7 +13,10 @@ use sparsetool_analyze::partition::{Partition, PartitionOptions};
 use sparsetool_convert::{from_csr, ConvertParams};
 use sparsetool_fixtures::gen;
 use sparsetool_formats::{Csr, FormatKind, Index, Scalar};
-use sparsetool_gpu::distributed::{device_count, spmv_distributed, DistOptions, DistributedMatrix};
+use sparsetool_gpu::distributed::{
+    bench_distributed_scaling, device_count, spmv_distributed, DistBenchOptions, DistOptions,
+    DistributedMatrix,
+};
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{spmv_gpu, GpuContext};
 
@@ -246,4 +249,30 @@ fn y_stays_on_the_devices_for_the_next_product() {
     // wrong lengths and types are errors, not panics
     assert!(m.set_x(&x[1..]).is_err());
     assert!(m.gather_y::<f32>().is_err());
+}
+
+/// A scaling run on one device (1 and 2 parts): every configuration
+/// reports beside the same baselines, in the order asked for.
+#[test]
+fn scaling_runs_share_one_baseline() {
+    let Some(_) = devices(1) else { return };
+    let a: Csr<f64, i32> = gen::laplace2d(120).expect("laplace2d");
+    let configs = [DistOptions::new(1, 1), DistOptions::new(2, 1)];
+    let bopts = DistBenchOptions {
+        reps: 3,
+        warmup_ms: 1.0,
+        baseline_formats: 2,
+        equal_rows: true,
+        ..DistBenchOptions::default()
+    };
+    let r = bench_distributed_scaling(&a, &configs, &bopts).expect("scaling run");
+    assert!(r.failed.is_empty() && r.ok(), "{r:?}");
+    assert_eq!(r.runs.iter().map(|x| x.parts).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(r.runs[0].single_gpu, r.runs[1].single_gpu);
+    assert!(!r.runs[0].single_gpu.is_empty());
+    assert!(r.runs[0].equal_rows_ms.is_none() && r.runs[1].equal_rows_ms.is_some());
+    for run in &r.runs {
+        assert!(run.dist_ms > 0.0 && run.speedup > 0.0, "{run:?}");
+        assert_eq!(run.devices.len(), 1);
+    }
 }

@@ -264,6 +264,20 @@ fn bad_input_is_refused() {
     for cuts in [vec![0, 3], vec![0, 3, 2, 4], vec![1, 4], vec![0]] {
         assert!(Partition::with_bounds(4, 4, a.row_ptr(), a.col_idx(), cuts, &o).is_err());
     }
+    // Bad row offsets: the first one is named (the parallel check finds
+    // that one is bad, the serial pass which).
+    let ci = a.col_idx();
+    for (rp, want) in [
+        (vec![1i64, 2, 5, 8, 10], "row_ptr[0] = 1 is out of order"),
+        (vec![0i64, 2, 11, 8, 10], "row_ptr[2] = 11 is out of order"),
+        (vec![0i64, 2, 1, 0, 10], "row_ptr[2] = 1 is out of order"),
+        (vec![0i64, 2, 5, 8, 9], "row_ptr ends at 9"),
+    ] {
+        let e = Partition::new(4, 4, &rp, ci, 2, &o)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{rp:?}: {e}");
+    }
 }
 
 #[test]

@@ -196,11 +196,25 @@ pub fn bench(a: &BenchArgs, src: &Input, configs: &[(usize, usize)]) -> anyhow::
             write!(out, "{}", r.render())?;
         }
     }
-    if let Some(r) = report.runs.iter().find(|r| !r.ok) {
+    if let Some(f) = report.failed.first() {
         bail!(
-            "{}: the multi-GPU result on {} GPU(s) is off by {:.2e} (tolerance {:.1e})",
+            "{}: {} of {} GPU counts could not run; on {} GPU(s): {}",
             src.name(),
-            r.devices.len(),
+            report.failed.len(),
+            report.failed.len() + report.runs.len(),
+            f.gpus,
+            f.error
+        );
+    }
+    if let Some(r) = report.runs.iter().find(|r| !r.ok) {
+        let on = if scaling {
+            format!(" on {} GPU(s)", r.devices.len())
+        } else {
+            String::new()
+        };
+        bail!(
+            "{}: the multi-GPU result{on} is off by {:.2e} (tolerance {:.1e})",
+            src.name(),
             r.rel_error,
             r.tolerance
         );

@@ -213,6 +213,7 @@ pub fn bench_distributed<T: Scalar, I: Index>(
     opts: &DistOptions,
     bopts: &DistBenchOptions,
 ) -> Result<DistBenchReport, GpuError> {
+    // one configuration: it either ran or its error is the result
     let mut runs = bench_distributed_scaling(a, std::slice::from_ref(opts), bopts)?.runs;
     runs.pop()
         .ok_or_else(|| GpuError::Distributed("no configuration was timed".into()))
@@ -252,44 +253,69 @@ pub fn bench_distributed_scaling<T: Scalar, I: Index>(
     let x: Vec<T> = random_x(a.ncols(), bopts.seed);
     let y_ref = spmv_ref(a, &x);
     let tol = tolerance(dtype.precision, a.max_row_len());
+    // The configurations first, as a one-configuration bench always ran: a
+    // device or NCCL that fails is reported before the baselines' copies
+    // of the whole matrix are built. One configuration that fails leaves
+    // the others' results standing (a scaling run is minutes of host work);
+    // when every one fails, its first error is the result.
+    let mut done = Vec::with_capacity(configs.len());
+    let mut failed = Vec::new();
+    let mut first_err = None;
+    for opts in configs {
+        match dist_run(a, &x, &y_ref, opts, bopts) {
+            Ok(r) => done.push((opts.parts, r)),
+            Err(e) => {
+                failed.push(FailedRun {
+                    gpus: opts.devices.len(),
+                    parts: opts.parts,
+                    error: e.to_string(),
+                });
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let (true, Some(e)) = (done.is_empty(), first_err) {
+        return Err(e);
+    }
     let single_gpu = baselines(a, &x, device, bopts)?;
     let best = single_gpu
         .iter()
         .min_by(|p, q| p.ms.total_cmp(&q.ms))
         .cloned()
         .ok_or_else(|| GpuError::Distributed("no one-GPU baseline was timed".into()))?;
-    let mut runs = Vec::with_capacity(configs.len());
-    for opts in configs {
-        let r = dist_run(a, &x, &y_ref, opts, bopts)?;
-        let speedup = best.ms / r.dist_ms;
-        runs.push(DistBenchReport {
-            devices: r.devices,
-            dtype: dtype.name().to_string(),
-            nrows: a.nrows(),
-            ncols: a.ncols(),
-            nnz: a.nnz(),
-            parts: opts.parts,
-            reps: bopts.reps,
-            part_info: r.part_info,
-            dist_ms: r.dist_ms,
-            dist_min_ms: r.dist_min_ms,
-            exchange_ms: r.exchange_ms,
-            compute_ms: r.compute_ms,
-            exchange_share: r.exchange_ms / r.dist_ms,
-            nccl_bytes: r.nccl_bytes,
-            exchange_bytes: r.exchange_bytes,
-            single_gpu: single_gpu.clone(),
-            best_single_ms: best.ms,
-            best_single_layout: Some(best.layout),
-            speedup,
-            parallel_efficiency: speedup / r.ndev as f64,
-            equal_rows_ms: r.equal_rows_ms,
-            rel_error: r.rel_error,
-            tolerance: tol,
-            ok: r.rel_error <= tol,
-        });
-    }
-    Ok(DistScalingReport { runs })
+    let runs = done
+        .into_iter()
+        .map(|(parts, r)| {
+            let speedup = best.ms / r.dist_ms;
+            DistBenchReport {
+                devices: r.devices,
+                dtype: dtype.name().to_string(),
+                nrows: a.nrows(),
+                ncols: a.ncols(),
+                nnz: a.nnz(),
+                parts,
+                reps: bopts.reps,
+                part_info: r.part_info,
+                dist_ms: r.dist_ms,
+                dist_min_ms: r.dist_min_ms,
+                exchange_ms: r.exchange_ms,
+                compute_ms: r.compute_ms,
+                exchange_share: r.exchange_ms / r.dist_ms,
+                nccl_bytes: r.nccl_bytes,
+                exchange_bytes: r.exchange_bytes,
+                single_gpu: single_gpu.clone(),
+                best_single_ms: best.ms,
+                best_single_layout: Some(best.layout),
+                speedup,
+                parallel_efficiency: speedup / r.ndev as f64,
+                equal_rows_ms: r.equal_rows_ms,
+                rel_error: r.rel_error,
+                tolerance: tol,
+                ok: r.rel_error <= tol,
+            }
+        })
+        .collect();
+    Ok(DistScalingReport { runs, failed })
 }
 
 /// What one configuration measured (the report's per-run fields).
@@ -470,15 +496,29 @@ fn baselines<T: Scalar, I: Index>(
 /// baselines).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DistScalingReport {
-    /// One report per configuration, in the order asked for.
+    /// One report per configuration that ran, in the order asked for.
     pub runs: Vec<DistBenchReport>,
+    /// The configurations that could not run (never all of them: then the
+    /// bench itself fails with the first one's error).
+    pub failed: Vec<FailedRun>,
+}
+
+/// A configuration of a scaling run that could not run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedRun {
+    /// GPUs it asked for.
+    pub gpus: usize,
+    /// Parts it asked for.
+    pub parts: usize,
+    /// Why it failed.
+    pub error: String,
 }
 
 impl DistScalingReport {
-    /// Whether every run's result passed its check.
+    /// Whether every configuration ran and its result passed its check.
     #[must_use]
     pub fn ok(&self) -> bool {
-        self.runs.iter().all(|r| r.ok)
+        self.failed.is_empty() && self.runs.iter().all(|r| r.ok)
     }
 
     /// The text `bench --gpus LIST` prints: the matrix and the one-GPU
@@ -518,7 +558,7 @@ impl DistScalingReport {
                 .equal_rows_ms
                 .map_or_else(|| "-".to_string(), |e| format!("{e:.4}"));
             s.push_str(&format!(
-                "{:>4} {:>5} {:>10.4} {:>7.2}x {:>9.1} % {:>7.1} % {:>14} {:>13} {:>9.2e}{}\n",
+                "{:>4} {:>5} {:>10.4} {:>7.2}x {:>8.1} % {:>7.1} % {:>14} {:>13} {:>9.2e}{}\n",
                 r.devices.len(),
                 r.parts,
                 r.dist_ms,
@@ -529,6 +569,12 @@ impl DistScalingReport {
                 eq,
                 r.rel_error,
                 if r.ok { "" } else { " FAILED" }
+            ));
+        }
+        for f in &self.failed {
+            s.push_str(&format!(
+                "{:>4} {:>5} failed: {}\n",
+                f.gpus, f.parts, f.error
             ));
         }
         s.push_str(&format!(
@@ -734,6 +780,11 @@ mod tests {
         four.ok = false;
         let r = DistScalingReport {
             runs: vec![one, two, four],
+            failed: vec![FailedRun {
+                gpus: 8,
+                parts: 8,
+                error: "NCCL: unhandled system error".into(),
+            }],
         };
         assert!(!r.ok());
         let text = r.render();
@@ -752,7 +803,18 @@ mod tests {
             "{text}"
         );
         assert!(
-            rows[1].starts_with("   2     2     2.7163    2.58x     128.8 %"),
+            rows[1]
+                .starts_with("   2     2     2.7163    2.58x    128.8 %     2.1 %         167808"),
+            "{text}"
+        );
+        // every column of a row sits under its header
+        let header = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("gpus"))
+            .unwrap();
+        assert_eq!(header.len(), rows[1].len(), "{header}\n{}", rows[1]);
+        assert!(
+            text.contains("\n   8     8 failed: NCCL: unhandled system error\n"),
             "{text}"
         );
         assert!(
@@ -763,5 +825,6 @@ mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["runs"].as_array().map(Vec::len), Some(3));
         assert_eq!(json["runs"][2]["equal_rows_ms"], 1.9);
+        assert_eq!(json["failed"][0]["gpus"], 8);
     }
 }

@@ -52,7 +52,7 @@ use crate::GpuError;
 
 pub use bench::{
     bench_distributed, bench_distributed_scaling, DistBenchOptions, DistBenchReport,
-    DistPartReport, DistScalingReport, SingleGpuResult,
+    DistPartReport, DistScalingReport, FailedRun, SingleGpuResult,
 };
 pub use exchange::{nccl_available, NVLS_ENV};
 
