@@ -43,7 +43,7 @@ use sparsetool_formats::{Csr, Index, Layout, Scalar};
 
 use crate::candidates::Features;
 use crate::recommend::rank_layouts;
-use crate::rows::{Far, FarCounter, Lengths, RowLengths};
+use crate::rows::{Far, Lengths, RowLengths};
 use crate::rules::CostModel;
 use crate::timing::TimeModel;
 use crate::AnalyzeError;
@@ -237,21 +237,14 @@ fn split_lengths<I: Index>(
         })
         .collect::<Result<_, AnalyzeError>>()?;
     let (local, ghost) = pairs.into_iter().unzip();
-    let counter = || Far::counter(rows.len(), cols.len());
-    let far = rows
-        .clone()
-        .into_par_iter()
-        .fold(counter, |mut f, r| {
-            for c in &col_idx[row_ptr[r].to_usize()..row_ptr[r + 1].to_usize()] {
-                let c = c.to_usize();
-                if cols.contains(&c) {
-                    f.add((r - rows.start) as u64, (c - cols.start) as u64);
-                }
-            }
-            f
-        })
-        .reduce(counter, FarCounter::merge)
-        .finish();
+    let owned = rows.clone().into_par_iter().flat_map_iter(|r| {
+        col_idx[row_ptr[r].to_usize()..row_ptr[r + 1].to_usize()]
+            .iter()
+            .map(|c| c.to_usize())
+            .filter(|c| cols.contains(c))
+            .map(move |c| ((r - rows.start) as u64, (c - cols.start) as u64))
+    });
+    let far = Far::count_par(rows.len(), cols.len(), owned);
     Ok(Split { local, ghost, far })
 }
 

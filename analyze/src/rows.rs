@@ -99,6 +99,24 @@ impl Far {
             counts: [0; 3],
         }
     }
+
+    /// The far entries of an `nrows` × `ncols` matrix whose `(row, column)`
+    /// pairs `entries` yields, counted in parallel (one counter per task,
+    /// then merged).
+    pub(crate) fn count_par(
+        nrows: usize,
+        ncols: usize,
+        entries: impl ParallelIterator<Item = (u64, u64)>,
+    ) -> Far {
+        let counter = || Far::counter(nrows, ncols);
+        entries
+            .fold(counter, |mut f, (i, j)| {
+                f.add(i, j);
+                f
+            })
+            .reduce(counter, FarCounter::merge)
+            .finish()
+    }
 }
 
 impl FarCounter {
@@ -529,19 +547,17 @@ impl RowLengths {
                 col_idx.len()
             )));
         }
-        let counter = || Far::counter(nrows, ncols);
-        let far = row_ptr
+        let entries = row_ptr
             .par_windows(2)
             .enumerate()
             .with_min_len(4096)
-            .fold(counter, |mut f, (i, w)| {
-                for j in &col_idx[w[0].to_usize()..w[1].to_usize()] {
-                    f.add(i as u64, j.to_usize() as u64);
-                }
-                f
-            })
-            .reduce(counter, FarCounter::merge);
-        Self::with_columns(nrows, ncols, rows.into(), col_idx, far.finish())
+            .flat_map_iter(|(i, w)| {
+                col_idx[w[0].to_usize()..w[1].to_usize()]
+                    .iter()
+                    .map(move |j| (i as u64, j.to_usize() as u64))
+            });
+        let far = Far::count_par(nrows, ncols, entries);
+        Self::with_columns(nrows, ncols, rows.into(), col_idx, far)
     }
 
     /// Row and column lengths from coordinate arrays (one `(row, col)` pair
@@ -564,17 +580,13 @@ impl RowLengths {
             )));
         }
         let rows = index_counts(&ROW, nrows, row_idx)?;
-        let counter = || Far::counter(nrows, ncols);
-        let far = row_idx
+        let entries = row_idx
             .par_iter()
             .zip(col_idx)
             .with_min_len(1 << 16)
-            .fold(counter, |mut f, (i, j)| {
-                f.add(i.to_usize() as u64, j.to_usize() as u64);
-                f
-            })
-            .reduce(counter, FarCounter::merge);
-        Self::with_columns(nrows, ncols, rows, col_idx, far.finish())
+            .map(|(i, j)| (i.to_usize() as u64, j.to_usize() as u64));
+        let far = Far::count_par(nrows, ncols, entries);
+        Self::with_columns(nrows, ncols, rows, col_idx, far)
     }
 
     /// The row lengths `rows` with the column lengths counted from `col_idx`.
