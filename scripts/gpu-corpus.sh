@@ -7,6 +7,7 @@
 #   REAL=0      skip the real matrices           BUDGET=540   seconds before it stops starting
 #   REPS=20     timed launches per kernel        ONLY="l2d-1m uni-8m"   just these names
 #   SKIP="dense-8m circ-50m"   leave these names out       DTYPES="f64"   value types (default f32 f64)
+#   FORMATS="ell,hyb,sell"     only these formats (bench --formats; default every one)
 # Results go to bench/results/<date>-<device>-corpus/ in the repository (see BENCHMARKS.md).
 set -uo pipefail
 ST=${ST:-.device/bin/sparsetool}
@@ -30,6 +31,7 @@ bench_one() { # name file
         if [ "$(left)" -lt 15 ]; then echo "budget: skipped $name $dt" | tee -a "$LOG"; return; fi
         local t0=$(date +%s%N)
         if timeout "$(left)" "$ST" bench "$f" --device gpu --sweep --json --reps "$REPS" --dtype "$dt" \
+            ${FORMATS:+--formats "$FORMATS"} \
             > "$WORK/json/$name-$dt.json" 2> "$WORK/json/$name-$dt.err"; then
             rm -f "$WORK/json/$name-$dt.err"
             printf '%-26s %s ok %.1fs\n' "$name" "$dt" "$(( ($(date +%s%N) - t0) / 1000000 ))e-3" | tee -a "$LOG"

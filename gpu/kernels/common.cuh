@@ -195,3 +195,83 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
     }
     return v;
 }
+
+// Sum over `n` slots of one row that lie `step` elements apart from `idx` in
+// the slot-major arrays of ELL and SELL, slots in order; a padding slot
+// (index -1, value 0) gathers nothing. K = 0: a plain loop unrolled by 4
+// (SELL's `sell`). K > 0: in batches of K slots, the next batch's column
+// indices and values are loaded before this batch's x gathers and products,
+// so that 2 K loads of the entry stream are in flight per thread where the
+// plain loop had 4: `sell-batched` and ELL with 2 or 4 threads per row
+// (plan::slot_batch mirrors SlotBatch). K = 4 under the 32-register cap of
+// SPMV_BOUNDS (the `_b4` kernels); K = 8 from plan::DEEP_SLOTS slots a thread
+// on, under a 64-register cap (SLOT_BOUNDS_DEEP, half the resident threads:
+// the `_deep` kernels); complex values take fewer (SlotBatch: 2 for
+// complex64's `_b4`, which spilled 140 bytes with 4 (ptxas -v, sm_90); half
+// for complex128). On the H100 (BENCHMARKS.md, issue 17) the batches
+// took SELL on a 27-point stencil of 300k rows from 30.8 to 27.2 us (f32),
+// and most small matrices 0.5-0.9x, but random columns in f64 up to 1.6x
+// (half the threads gathering x from L2); hence `bench` times both.
+#define SLOT_BOUNDS_DEEP __launch_bounds__(256, 4)
+template <typename T, int BATCH>
+struct SlotBatch {
+    static constexpr int value = BATCH;
+};
+// complex64: the batch of 4 spilled under 32 registers (ptxas -v)
+template <int BATCH>
+struct SlotBatch<cfloat, BATCH> {
+    static constexpr int value = BATCH == 4 ? 2 : BATCH;
+};
+template <int BATCH>
+struct SlotBatch<cdouble, BATCH> {
+    static constexpr int value = BATCH / 2;
+};
+template <int K, typename T>
+__device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const int* __restrict__ col_idx,
+                                      const T* __restrict__ vals, const T* __restrict__ x) {
+    if constexpr (K == 0) {
+        // Every lane of a warp runs the same trip count (a row's padded
+        // slots), so the unrolled loads are independent; the value load is
+        // issued before the branch (padding values are 0 and never used).
+        T sum = T(0);
+#pragma unroll 4
+        for (int s = 0; s < n; ++s) {
+            const int c = ldcs(col_idx + idx);
+            const T v = ldcs(vals + idx);
+            if (c >= 0) sum += v * ld(x + c);
+            idx += step;
+        }
+        return sum;
+    } else {
+    int cn[K];
+    T vn[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        const bool in = k < n;
+        cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
+        vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
+    }
+    T sum = T(0);
+    for (int b = 0; b < n; b += K) {
+        int c[K];
+        T v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            c[k] = cn[k];
+            v[k] = vn[k];
+        }
+        idx += K * step;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const bool in = b + K + k < n;
+            cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
+            vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (c[k] >= 0) sum += v[k] * ld(x + c[k]);
+        }
+    }
+    return sum;
+    }
+}

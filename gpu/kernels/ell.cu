@@ -1,22 +1,58 @@
-// ell.cu -- ELLPACK SpMV, one thread per row.
+// ell.cu -- ELLPACK SpMV, one to four threads per row.
 //
 // Layout (formats::Ell): nrows * width slots, slot-major ("column-major"):
 // slot s of row i is at s * nrows + i, so at every step the threads of a warp
 // read consecutive addresses (coalesced). Padding slots (value 0, index -1)
-// follow a row's entries. Every thread runs all `width` slots with the x load
+// follow a row's entries. Every thread runs all its slots with the x load
 // predicated on the index: row_nnz is not read at all (4 bytes per row less
 // traffic, which is 5 % of a 5-point stencil's bytes), the trip count is
 // uniform across the warp so the unrolled loads are independent, and a
-// padding slot costs only its index load. Also the first half of HYB (the COO tail is added afterwards by
-// spmv_coo_<t>_segmented on the same stream).
+// padding slot costs only its index load. Also the first half of HYB (the
+// COO tail is added afterwards by spmv_coo_<t>_segmented on the same
+// stream). One thread per row runs the plain loop (spmv_ell_<t>); two or
+// four run the batched loads of slot_sum (common.cuh): spmv_ell_<t>_b4, and
+// spmv_ell_<t>_deep from plan::DEEP_SLOTS slots a thread on.
 
-template <typename T>
-__device__ void ell(int nrows, int width, const int* __restrict__ row_nnz,
+template <int K, typename T>
+__device__ void ell(int nrows, int width, int lanes, const int* __restrict__ row_nnz,
                     const int* __restrict__ col_idx, const T* __restrict__ vals,
                     const T* __restrict__ x, T* __restrict__ y) {
+    // `lanes` threads per row (1, 2 or 4; plan::ell_lanes): a warp holds
+    // 32 / lanes rows, and its lane group g = lane / (32 / lanes) takes
+    // slots g, g + lanes, ... of them, so each step still reads 32 / lanes
+    // consecutive rows of one slot (whole 32-byte sectors for 4-byte
+    // values). A matrix of few rows then keeps more loads in flight and
+    // fills more waves of the device: one thread per row left a 300k-row
+    // 27-point stencil at 1.1 waves, 13 % behind cuSPARSE's SELL. The lane
+    // groups' sums meet by shuffles, and group 0 stores.
+    (void)row_nnz;  // kept in the signature: HYB and ELL share the launch code
+    const i64 t = global_thread_id();
+    const int lane = (int)(threadIdx.x & 31);
+    const int shift = __ffs(lanes) - 1;  // log2(lanes)
+    const int per_warp = 32 >> shift;     // rows per warp
+    const i64 row = (t >> 5) * per_warp + (lane & (per_warp - 1));
+    const int group = lane >> (5 - shift);
+    T sum = T(0);
+    if (row < nrows && group < width) {
+        // slots group, group + lanes, ... (slot_sum in common.cuh)
+        const int n = (width - group + lanes - 1) / lanes;
+        sum = slot_sum<K>(row + (i64)group * nrows, (i64)lanes * nrows, n, col_idx, vals, x);
+    }
+    // every lane of the warp is here (whole warps are launched)
+    for (int o = per_warp; o < 32; o <<= 1) sum += shfl_xor(sum, o, 32);
+    if (group == 0 && row < nrows) stcs(y + row, sum);
+}
+
+// One thread per row, the plain loop: the kernel as it was before lanes and
+// batches. Batches with one thread per row measured 4-18 % slower on rows of
+// 1 to 6 slots (HYB's ELL part on power laws and circuits, 2D stencils) and
+// mixed on wider ones (H100, BENCHMARKS.md, issue 17).
+template <typename T>
+__device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
+                          const T* __restrict__ vals, const T* __restrict__ x,
+                          T* __restrict__ y) {
     const i64 row = global_thread_id();
     if (row >= nrows) return;
-    (void)row_nnz;  // kept in the signature: HYB and ELL share the launch code
     T sum = T(0);
     i64 idx = row;
 #pragma unroll 4
@@ -29,10 +65,26 @@ __device__ void ell(int nrows, int width, const int* __restrict__ row_nnz,
     stcs(y + row, sum);
 }
 
+// spmv_ell_<t>: ell_plain (one thread per row), spmv_ell_<t>_b4: batches of 4 slots (32
+// registers), spmv_ell_<t>_deep: batches of 8 (64 registers); halved for
+// complex128 (slot_sum in common.cuh, plan::slot_batch).
 #define ELL(t, T)                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t(int nrows, int width, const int* row_nnz, \
+    extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t(int nrows, int width, int lanes,   \
+                                                       const int* row_nnz,                  \
                                                        const int* col_idx, const T* vals,   \
                                                        const T* x, T* y) {                  \
-        ell<T>(nrows, width, row_nnz, col_idx, vals, x, y);                                \
+        (void)lanes; /* 1: the host launches it one thread per row */                      \
+        (void)row_nnz;                                                                     \
+        ell_plain<T>(nrows, width, col_idx, vals, x, y);                                   \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t##_b4(                              \
+        int nrows, int width, int lanes, const int* row_nnz, const int* col_idx,           \
+        const T* vals, const T* x, T* y) {                                                 \
+        ell<SlotBatch<T, 4>::value, T>(nrows, width, lanes, row_nnz, col_idx, vals, x, y); \
+    }                                                                                      \
+    extern "C" __global__ void SLOT_BOUNDS_DEEP spmv_ell_##t##_deep(                       \
+        int nrows, int width, int lanes, const int* row_nnz, const int* col_idx,           \
+        const T* vals, const T* x, T* y) {                                                 \
+        ell<SlotBatch<T, 8>::value, T>(nrows, width, lanes, row_nnz, col_idx, vals, x, y); \
     }
 SPMV_TYPES(ELL)

@@ -25,28 +25,17 @@
 // The same kernels run cuSPARSE's sliced-ELL layout (no permutation) when
 // `perm` is null.
 
-template <typename T>
+// Slots s0 .. s1 of local row r of a slice whose slots start at idx: C
+// apart (slot_sum in common.cuh). Every lane of a slice runs the same slots,
+// so the trip count does not diverge.
+template <int K, typename T>
 __device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
                                         const int* __restrict__ col_idx,
                                         const T* __restrict__ vals, const T* __restrict__ x) {
-    T sum = T(0);
-    idx += (i64)s0 * C;
-    // Every lane of a slice runs the same slots (no divergence in the trip
-    // count), so the unrolled column loads are independent and in flight
-    // together; value and x loads of padding slots are predicated off. Both
-    // loads are issued before the branch, so the value load does not wait
-    // for the index (padding values are 0 and never used).
-#pragma unroll 4
-    for (int s = s0; s < s1; ++s) {
-        const int c = ldcs(col_idx + idx);
-        const T v = ldcs(vals + idx);
-        if (c >= 0) sum += v * ld(x + c);
-        idx += C;
-    }
-    return sum;
+    return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, col_idx, vals, x);
 }
 
-template <typename T>
+template <int K, typename T>
 __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
                      const ofs_t* __restrict__ slice_ptr,
                      const int* __restrict__ slice_width,
@@ -58,7 +47,7 @@ __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;
     const int w = min(ld(slice_width + slice), cap);
-    const T sum = sell_slots(C, (i64)ld(slice_ptr + slice) + r, 0, w, col_idx, vals, x);
+    const T sum = sell_slots<K>(C, (i64)ld(slice_ptr + slice) + r, 0, w, col_idx, vals, x);
     stcs(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
@@ -79,15 +68,32 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     if (p >= nrows) return;
     const int s0 = ld(tail_chunk + j) * cap;
     const int s1 = min(s0 + cap, ld(slice_width + slice));
-    const T sum = sell_slots(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
+    const T sum = sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
     atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
+// spmv_sell_<t>: the plain loop, spmv_sell_<t>_b4: batches of 4 slots (32
+// registers), spmv_sell_<t>_deep: batches of 8 (64 registers); halved for
+// complex128 (slot_sum in common.cuh, plan::slot_batch). The host runs the
+// plain kernel as `sell` and the batched ones as `sell-batched`; the tail
+// runs the plain loop.
 #define SELL(t, T)                                                                         \
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t(                                  \
         int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
         const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
-        sell<T>(nrows, C, cap, perm, slice_ptr, slice_width, col_idx, vals, x, y);         \
+        sell<0, T>(nrows, C, cap, perm, slice_ptr, slice_width, col_idx, vals, x, y);      \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_b4(                             \
+        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
+        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
+        sell<SlotBatch<T, 4>::value, T>(nrows, C, cap, perm, slice_ptr, slice_width,       \
+                                        col_idx, vals, x, y);                              \
+    }                                                                                      \
+    extern "C" __global__ void SLOT_BOUNDS_DEEP spmv_sell_##t##_deep(                      \
+        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
+        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
+        sell<SlotBatch<T, 8>::value, T>(nrows, C, cap, perm, slice_ptr, slice_width,       \
+                                        col_idx, vals, x, y);                              \
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \

@@ -490,7 +490,9 @@ pub fn copy_bandwidth(ctx: &GpuContext, bytes: usize, reps: usize) -> Result<f64
 /// (the column-panel CSR kernel only where `x`, `ncols` values of
 /// `value_bytes`, is cut into panels: else it is `csr-merge`), plus the CSR
 /// vector kernel at half and twice the planned lanes (named
-/// `csr-vector-l<lanes>`), since the best sub-warp width is a guess.
+/// `csr-vector-l<lanes>`), since the best sub-warp width is a guess, and
+/// ELL at every lane count of [`plan::ELL_LANES`] (`ell-l<lanes>`; the
+/// bench skips the one `ell` ran with).
 fn kernels_for(
     kind: FormatKind,
     nrows: usize,
@@ -504,6 +506,12 @@ fn kernels_for(
         .filter(|k| !matches!(k, GpuKernel::CsrPanels(_)) || panels > 1)
         .map(|k| (k, k.name().to_string()))
         .collect();
+    if kind == FormatKind::Ell {
+        // every lane count (the planned one, timed as `ell`, is skipped)
+        for l in plan::ELL_LANES {
+            v.push((GpuKernel::Ell(Some(l)), format!("ell-l{l}")));
+        }
+    }
     if kind == FormatKind::Csr {
         let lanes = plan::csr_vector_lanes(nrows, nnz);
         for l in [lanes / 2, lanes * 2] {
@@ -686,7 +694,14 @@ pub fn bench<T: Scalar, I: Index>(
             ncols as u64,
             value_bytes,
         );
+        // the lanes `ell` ran with: its `ell-l<lanes>` twin is not timed again
+        let mut planned_lanes = None;
         for (kernel, name) in kernels_for(kind, nrows, ncols, nnz, dtype.size()) {
+            if let GpuKernel::Ell(Some(l)) = kernel {
+                if planned_lanes == Some(l) {
+                    continue;
+                }
+            }
             let p = match launch::prepare(ctx, kernel, &m, dtype) {
                 Ok(p) => p,
                 // the column panels are a second copy of the matrix: where
@@ -701,6 +716,12 @@ pub fn bench<T: Scalar, I: Index>(
                 Err(e) => return Err(e),
             };
             let params = p.params.clone();
+            if kernel == GpuKernel::Ell(None) {
+                planned_lanes = params
+                    .get("lanes")
+                    .and_then(Value::as_u64)
+                    .and_then(|l| u32::try_from(l).ok());
+            }
             let traffic = match kernel {
                 // The binned kernel also reads its row list (4 bytes a row).
                 GpuKernel::CsrBinned => Traffic {
@@ -885,6 +906,16 @@ mod tests {
             .collect();
         assert_eq!(wide[5], "csr-panels");
         assert_eq!(kernels_for(FormatKind::Hyb, 1, 1, 1, 8).len(), 1);
+        let ell: Vec<String> = kernels_for(FormatKind::Ell, 1, 1, 1, 8)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(ell, ["ell", "ell-l1", "ell-l2", "ell-l4"]);
+        let sell: Vec<String> = kernels_for(FormatKind::Sell, 1, 1, 1, 8)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(sell, ["sell", "sell-batched"]);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1, 1, 8).len(), 2);
         let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1, 1, 8)
             .into_iter()

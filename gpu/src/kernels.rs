@@ -370,6 +370,10 @@ mod tests {
                 expected.push(format!("{base}_{t}"));
                 expected.push(format!("{base}_{t}_tail"));
             }
+            for v in ["b4", "deep"] {
+                expected.push(format!("spmv_ell_{t}_{v}"));
+                expected.push(format!("spmv_sell_{t}_{v}"));
+            }
             for l in crate::plan::CSR_VECTOR_LANES {
                 expected.push(format!("spmv_csr_vector_{t}_l{l}"));
                 expected.push(format!("spmv_csr_binned_{t}_l{l}"));

@@ -7,7 +7,7 @@ use sparsetool_formats::FormatKind;
 use std::sync::PoisonError;
 
 use crate::context::GpuContext;
-use crate::device_matrix::{DevCsr, DevVals, DeviceMatrix, MergePlan};
+use crate::device_matrix::{DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan};
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
@@ -40,9 +40,12 @@ pub enum GpuKernel {
     /// ([`plan::csr_panels`]; with one panel it is `CsrMerge` on the matrix
     /// itself).
     CsrPanels(Option<u32>),
-    /// ELL, one thread per row.
-    Ell,
-    /// HYB: the ELL kernel, then the segmented COO kernel on the tail.
+    /// ELL with this many threads per row (one of [`plan::ELL_LANES`]);
+    /// `None` picks them from the rows, the width and the device
+    /// ([`plan::ell_lanes`]).
+    Ell(Option<u32>),
+    /// HYB: the ELL kernel (at [`plan::ell_lanes`]), then the segmented COO
+    /// kernel on the tail.
     Hyb,
     /// JDS, one thread per sorted row (up to a cap of diagonals; the long
     /// rows' remaining diagonals in chunks over many threads).
@@ -50,6 +53,14 @@ pub enum GpuKernel {
     /// SELL-C-sigma, C threads per slice (up to a cap of slots; the wide
     /// slices' remaining slots in chunks over many threads).
     Sell,
+    /// [`GpuKernel::Sell`] with each thread's column indices and values
+    /// loaded a batch ahead of its `x` gathers: batches of 4, or of 8 under
+    /// a 64-register cap (half the resident threads) from
+    /// [`plan::DEEP_SLOTS`] slots a thread on. Faster on stencils, FEM
+    /// matrices and small matrices, slower on random columns in f64
+    /// (BENCHMARKS.md, issue 17), so `bench` times both and the one-shot
+    /// products run [`GpuKernel::Sell`].
+    SellBatched,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
     /// from `col_ptr`), one thread per entry scattering into a zeroed `y`.
@@ -58,7 +69,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 13] = [
+    pub const ALL: [GpuKernel; 14] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -67,16 +78,17 @@ impl GpuKernel {
         GpuKernel::CsrMerge(None),
         GpuKernel::CsrBinned,
         GpuKernel::CsrPanels(None),
-        GpuKernel::Ell,
+        GpuKernel::Ell(None),
         GpuKernel::Hyb,
         GpuKernel::Jds,
         GpuKernel::Sell,
+        GpuKernel::SellBatched,
         GpuKernel::CscScatter,
     ];
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
-    /// `hyb`, `jds`, `sell`, `csc-scatter`.
+    /// `hyb`, `jds`, `sell`, `sell-batched`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -88,10 +100,11 @@ impl GpuKernel {
             GpuKernel::CsrMerge(_) => "csr-merge",
             GpuKernel::CsrBinned => "csr-binned",
             GpuKernel::CsrPanels(_) => "csr-panels",
-            GpuKernel::Ell => "ell",
+            GpuKernel::Ell(_) => "ell",
             GpuKernel::Hyb => "hyb",
             GpuKernel::Jds => "jds",
             GpuKernel::Sell => "sell",
+            GpuKernel::SellBatched => "sell-batched",
             GpuKernel::CscScatter => "csc-scatter",
         }
     }
@@ -107,10 +120,10 @@ impl GpuKernel {
             | GpuKernel::CsrMerge(_)
             | GpuKernel::CsrBinned
             | GpuKernel::CsrPanels(_) => FormatKind::Csr,
-            GpuKernel::Ell => FormatKind::Ell,
+            GpuKernel::Ell(_) => FormatKind::Ell,
             GpuKernel::Hyb => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
-            GpuKernel::Sell => FormatKind::Sell,
+            GpuKernel::Sell | GpuKernel::SellBatched => FormatKind::Sell,
             GpuKernel::CscScatter => FormatKind::Csc,
         }
     }
@@ -133,7 +146,7 @@ impl GpuKernel {
         match kind {
             FormatKind::Coo => GpuKernel::CooSegmented,
             FormatKind::Csr => GpuKernel::CsrVector(None),
-            FormatKind::Ell => GpuKernel::Ell,
+            FormatKind::Ell => GpuKernel::Ell(None),
             FormatKind::Hyb => GpuKernel::Hyb,
             FormatKind::Jds => GpuKernel::Jds,
             FormatKind::Sell => GpuKernel::Sell,
@@ -215,6 +228,8 @@ pub(crate) struct Prepared<'m> {
     /// arguments, and its tail is `merge_fixup_<t>`.
     merge: bool,
     chunk: u32,
+    /// Threads per row of the ELL kernel (ELL and HYB's first part).
+    lanes: u32,
     /// The column-panel kernel: the merge kernel, its adding twin and the
     /// fix-up, and per panel of the matrix's panel set its chunk and the
     /// dims of its product and fix-up.
@@ -341,6 +356,65 @@ fn merge_launch(
     Ok((chunk, Some((d, fix))))
 }
 
+/// Threads per row of the ELL kernel on `e`: `lanes`, else
+/// [`plan::ell_lanes`]; an error for a count the kernel has no layout for.
+fn ell_lanes(ctx: &GpuContext, e: &DevEll, lanes: Option<u32>) -> Result<u32, GpuError> {
+    let lanes = lanes.unwrap_or_else(|| plan::ell_lanes(e.dims.nrows, e.width, ctx.sm_count()));
+    if plan::ELL_LANES.contains(&lanes) {
+        Ok(lanes)
+    } else {
+        Err(GpuError::MissingKernel(format!(
+            "spmv_ell with {lanes} lanes"
+        )))
+    }
+}
+
+/// The ELL kernel's launch on `e` (ELL, and HYB's first part): its threads
+/// per row (`lanes`, else planned), its variant and its dims.
+fn ell_main(
+    ctx: &GpuContext,
+    p: &mut Prepared<'_>,
+    e: &DevEll,
+    lanes: Option<u32>,
+    dtype: ValueType,
+) -> Result<(), GpuError> {
+    p.lanes = ell_lanes(ctx, e, lanes)?;
+    p.params.insert("lanes".into(), json!(p.lanes));
+    let slots = e.width.div_ceil(p.lanes as usize);
+    let v = slot_variant(&mut p.params, slots, p.lanes > 1, dtype);
+    if let Some(d) = threads(plan::ell_threads(e.dims.nrows, p.lanes)) {
+        let name = kernel_name("spmv_ell", dtype, v);
+        p.main = Some((ctx.function_width(KernelId::Ell, &name, p.m.wide())?, d));
+    }
+    Ok(())
+}
+
+/// The variant of the ELL or SELL kernel for threads that walk `slots`
+/// slots each: with `batched`, `_b4` or, from [`plan::DEEP_SLOTS`] on,
+/// `_deep`, their batch in the report's `slot_batch`; else the plain
+/// kernel (`slot_batch` 0). ELL runs batched with more than one thread per
+/// row (its plain kernel has one), SELL as [`GpuKernel::SellBatched`].
+fn slot_variant(
+    params: &mut Map<String, Value>,
+    slots: usize,
+    batched: bool,
+    dtype: ValueType,
+) -> Option<&'static str> {
+    let batch = if batched {
+        plan::slot_batch(slots, dtype.size(), dtype.complex)
+    } else {
+        0
+    };
+    params.insert("slot_batch".into(), json!(batch));
+    if !batched {
+        None
+    } else if slots >= plan::DEEP_SLOTS {
+        Some("deep")
+    } else {
+        Some("b4")
+    }
+}
+
 fn threads(n: u64) -> Option<LaunchDims> {
     plan::dims_for_threads(n, BLOCK)
 }
@@ -367,6 +441,7 @@ pub(crate) fn prepare<'m>(
         zero_y: false,
         merge: false,
         chunk: 0,
+        lanes: 1,
         panels: None,
         params: Map::new(),
     };
@@ -486,18 +561,14 @@ pub(crate) fn prepare<'m>(
             }
             p.params.insert("bins".into(), Value::Array(desc));
         }
-        (GpuKernel::Ell, DeviceMatrix::Ell(e)) => {
+        (GpuKernel::Ell(lanes), DeviceMatrix::Ell(e)) => {
             p.params.insert("ell_width".into(), json!(e.width));
-            if let Some(d) = threads(e.dims.nrows as u64) {
-                p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
-            }
+            ell_main(ctx, &mut p, e, lanes, dtype)?;
         }
         (GpuKernel::Hyb, DeviceMatrix::Hyb(e, c)) => {
             p.params.insert("hyb_width".into(), json!(e.width));
             p.params.insert("coo_entries".into(), json!(c.dims.nnz));
-            if let Some(d) = threads(e.dims.nrows as u64) {
-                p.main = Some((f(KernelId::Ell, "spmv_ell", None)?, d));
-            }
+            ell_main(ctx, &mut p, e, None, dtype)?;
             if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
             }
@@ -516,13 +587,18 @@ pub(crate) fn prepare<'m>(
                 }
             }
         }
-        (GpuKernel::Sell, DeviceMatrix::Sell(s)) => {
+        (GpuKernel::Sell | GpuKernel::SellBatched, DeviceMatrix::Sell(s)) => {
             p.params.insert("slice".into(), json!(s.slice_height));
             p.params.insert("sigma".into(), json!(s.sigma));
             p.params.insert("cap".into(), json!(s.cap));
             if s.dims.nrows > 0 {
+                // slots a thread walks in the main kernel, on average
+                let rows = (s.nslices * s.slice_height).max(1);
+                let slots = (s.col_idx.len / rows).min(s.cap);
+                let batched = kernel == GpuKernel::SellBatched;
+                let v = slot_variant(&mut p.params, slots, batched, dtype);
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
-                    p.main = Some((f(KernelId::Sell, "spmv_sell", None)?, d));
+                    p.main = Some((f(KernelId::Sell, "spmv_sell", v)?, d));
                 }
                 if let Some((_, _, items)) = &s.tail {
                     p.params.insert("tail_chunks".into(), json!(items));
@@ -649,12 +725,15 @@ impl Prepared<'_> {
             DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
                 let nrows = e.dims.nrows as i32;
                 let width = e.width as i32;
+                let lanes = self.lanes as i32;
                 b.arg(&nrows)
                     .arg(&width)
+                    .arg(&lanes)
                     .arg(&e.row_nnz.buf)
                     .arg(&e.col_idx.buf);
                 b.arg(&e.vals.buf).arg(&x.buf).arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_ell_<t>.
+                // SAFETY: argument list matches spmv_ell_<t>; the grid
+                // holds whole warps of 32 / lanes rows (plan::ell_threads).
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Jds(j) => {

@@ -284,6 +284,93 @@ pub fn panel_cuts(ncols: usize, panels: u32) -> Vec<usize> {
     (0..=k).map(|i| (ncols * i).div_ceil(k)).collect()
 }
 
+/// Threads per row the ELL kernel (`spmv_ell_<t>`, also HYB's first part)
+/// can run with: its lane groups read `32 / lanes` consecutive rows of a
+/// slot, whole 32-byte sectors of 4-byte values up to four lanes.
+pub const ELL_LANES: [u32; 3] = [1, 2, 4];
+
+/// Threads per row of the ELL kernel for `nrows` rows of `width` slots on
+/// a device of `sm_count` multiprocessors: the fewest of [`ELL_LANES`] that
+/// launch at least 384 threads a multiprocessor (a fifth of a full wave),
+/// but never fewer than [`ELL_MIN_SLOTS`] slots per thread.
+///
+/// Measured with `bench --sweep`, which times every lane count (H100,
+/// BENCHMARKS.md, issue 17): two or four lanes won on every matrix of up to
+/// 39k rows (a 27-point stencil of 39k rows 5.4 -> 5.1 us, a FEM matrix of
+/// 3.3k rows 5.5 -> 3.7 us, f32), one lane from 62k rows on (16 uniform
+/// columns a row: 62k rows 9.8 us with one lane, 10.3 with two).
+///
+/// ```
+/// use sparsetool_gpu::plan::ell_lanes;
+/// assert_eq!(ell_lanes(39_304, 27, 132), 2); // 3D stencil, few rows
+/// assert_eq!(ell_lanes(3_300, 30, 132), 4);
+/// assert_eq!(ell_lanes(62_500, 16, 132), 1); // rows enough
+/// assert_eq!(ell_lanes(4_096, 5, 132), 2); // two slots a thread at least
+/// assert_eq!(ell_lanes(0, 0, 132), 1);
+/// ```
+#[must_use]
+pub fn ell_lanes(nrows: usize, width: usize, sm_count: u32) -> u32 {
+    let enough = (sm_count.max(1) as usize) * 384;
+    let mut lanes = 1;
+    while lanes < 4 && nrows * lanes < enough && width >= 2 * lanes * ELL_MIN_SLOTS {
+        lanes *= 2;
+    }
+    lanes as u32
+}
+
+/// Slots each thread of the ELL kernel keeps at least ([`ell_lanes`]).
+pub const ELL_MIN_SLOTS: usize = 2;
+
+/// Slots a thread of a batched ELL or SELL kernel walks from which it runs
+/// the `_deep` kernel (`spmv_ell_<t>_deep`, `spmv_sell_<t>_deep`):
+/// batches of 8 under a 64-register cap, at half the resident threads
+/// (`slot_sum` in `common.cuh`). Measured on the H100 (SELL-32,
+/// scripts/sell-variants.py, BENCHMARKS.md, issue 17): 1-7 % faster than
+/// batches of 4 on 16 to 30 slots a row, 40 % slower on 5 (the 2D stencil,
+/// f64).
+pub const DEEP_SLOTS: usize = 16;
+
+/// Slots per batch of the batched ELL and SELL kernels (`SlotBatch` in
+/// `common.cuh`) for threads that walk `slots` slots each of
+/// `value_bytes`-byte values, complex or not: 8 from [`DEEP_SLOTS`] on
+/// (the `_deep` kernels), else 4 (`_b4`); complex64 takes 2 in `_b4`
+/// (4 spilled under its 32 registers), complex128 half of either.
+///
+/// ```
+/// use sparsetool_gpu::plan::slot_batch;
+/// assert_eq!(slot_batch(27, 4, false), 8);
+/// assert_eq!(slot_batch(11, 8, false), 4);
+/// assert_eq!(slot_batch(11, 8, true), 2);
+/// assert_eq!(slot_batch(27, 8, true), 8);
+/// assert_eq!(slot_batch(27, 16, true), 4);
+/// assert_eq!(slot_batch(5, 16, true), 2);
+/// ```
+#[must_use]
+pub fn slot_batch(slots: usize, value_bytes: usize, complex: bool) -> u32 {
+    let deep = slots >= DEEP_SLOTS;
+    match (deep, complex, value_bytes >= 16) {
+        (true, true, true) => 4,
+        (true, _, _) => 8,
+        (false, true, _) => 2,
+        (false, false, _) => 4,
+    }
+}
+
+/// Threads of the ELL kernel with `lanes` threads per row: whole warps of
+/// `32 / lanes` rows.
+///
+/// ```
+/// use sparsetool_gpu::plan::ell_threads;
+/// assert_eq!(ell_threads(33, 1), 64);
+/// assert_eq!(ell_threads(33, 4), 160);
+/// assert_eq!(ell_threads(0, 2), 0);
+/// ```
+#[must_use]
+pub fn ell_threads(nrows: usize, lanes: u32) -> u64 {
+    let per_warp = (32 / lanes.clamp(1, 32)) as u64;
+    (nrows as u64).div_ceil(per_warp) * 32
+}
+
 /// Threads of the SELL kernel: one per row slot of every slice.
 #[must_use]
 pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {

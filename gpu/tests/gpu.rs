@@ -289,6 +289,10 @@ fn kernels() -> Vec<GpuKernel> {
     for l in sparsetool_gpu::plan::CSR_VECTOR_LANES {
         k.push(GpuKernel::CsrVector(Some(l)));
     }
+    // ELL at every lane count, whatever the plan picks for the test matrix
+    for l in sparsetool_gpu::plan::ELL_LANES {
+        k.push(GpuKernel::Ell(Some(l)));
+    }
     k.push(GpuKernel::CsrBalanced(Some(32)));
     k.push(GpuKernel::CsrBalanced(Some(256)));
     // chunks shorter than a tile and not a multiple of it: most rows are cut
@@ -402,7 +406,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 );
                 y
             }
-            (MatrixRef::Ell(m), GpuKernel::Ell) => r::spmv_ell(
+            (MatrixRef::Ell(m), GpuKernel::Ell(_)) => r::spmv_ell(
                 m.nrows(),
                 m.width(),
                 m.row_nnz(),
@@ -440,7 +444,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
-            (MatrixRef::Sell(m), GpuKernel::Sell) => r::spmv_sell(
+            (MatrixRef::Sell(m), GpuKernel::Sell | GpuKernel::SellBatched) => r::spmv_sell(
                 m.nrows(),
                 m.slice_height(),
                 plan::long_row_cap(
@@ -520,7 +524,7 @@ fn check_kernel<T: Scalar, I: Index>(
             .expect("reversed coo");
             check(label + "/unsorted", run(&MatrixRef::Coo(&rev), &x, kernel));
         }
-        GpuKernel::Ell => match sparsetool_convert::csr_to_ell(a, None, true) {
+        GpuKernel::Ell(_) => match sparsetool_convert::csr_to_ell(a, None, true) {
             Ok(e) => check(label, run(&MatrixRef::Ell(&e), &x, kernel)),
             Err(e) => println!("note: {name}: no ELL ({e})"),
         },
@@ -547,7 +551,7 @@ fn check_kernel<T: Scalar, I: Index>(
             let j = sparsetool_convert::csr_to_jds(a);
             check(label, run(&MatrixRef::Jds(&j), &x, kernel));
         }
-        GpuKernel::Sell => {
+        GpuKernel::Sell | GpuKernel::SellBatched => {
             for (c, sigma) in [
                 (32, Sell::<T, I>::default_sigma(32)),
                 (4, 8),
@@ -727,7 +731,7 @@ fn default_kernels_and_errors() {
         })
     ));
     assert!(matches!(
-        spmv_gpu_with(&ctx, &MatrixRef::Csr(&a), &[1.0; 3], GpuKernel::Ell),
+        spmv_gpu_with(&ctx, &MatrixRef::Csr(&a), &[1.0; 3], GpuKernel::Ell(None)),
         Err(GpuError::KernelMismatch { .. })
     ));
     // complex: (1 + i)(2 - 3i) = 5 - i
@@ -1054,7 +1058,7 @@ fn csc_and_transposed_defaults_and_errors() {
         })
     ));
     assert!(matches!(
-        spmv_gpu_transpose_with(&ctx, &MatrixRef::Csc(&csc), &[1.0; 3], GpuKernel::Ell),
+        spmv_gpu_transpose_with(&ctx, &MatrixRef::Csc(&csc), &[1.0; 3], GpuKernel::Ell(None)),
         Err(GpuError::KernelMismatch { .. })
     ));
     assert!(matches!(
