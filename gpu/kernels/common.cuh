@@ -201,8 +201,8 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
 // (index -1, value 0) gathers nothing. K = 0: a plain loop unrolled by 4
 // (SELL's `sell`). K > 0: in batches of K slots, the next batch's column
 // indices and values are loaded before this batch's x gathers and products,
-// so that 2 K loads of the entry stream are in flight per thread where the
-// plain loop had 4: `sell-batched` and ELL with 2 or 4 threads per row
+// so that 2 K slots' loads of the entry stream are in flight per thread where
+// the plain loop had 4: `sell-batched` and ELL with 2 or 4 threads per row
 // (plan::slot_batch mirrors SlotBatch). K = 4 under the 32-register cap of
 // SPMV_BOUNDS (the `_b4` kernels); K = 8 from plan::DEEP_SLOTS slots a thread
 // on, under a 64-register cap (SLOT_BOUNDS_DEEP, half the resident threads:
@@ -210,7 +210,7 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
 // complex64's `_b4`, which spilled 140 bytes with 4 (ptxas -v, sm_90); half
 // for complex128). On the H100 (BENCHMARKS.md, issue 17) the batches
 // took SELL on a 27-point stencil of 300k rows from 30.8 to 27.2 us (f32),
-// and most small matrices 0.5-0.9x, but random columns in f64 up to 1.6x
+// and most small matrices 0.5-0.9x, but random columns in f64 up to 1.66x
 // (half the threads gathering x from L2); hence `bench` times both.
 #define SLOT_BOUNDS_DEEP __launch_bounds__(256, 4)
 template <typename T, int BATCH>

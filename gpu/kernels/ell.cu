@@ -17,14 +17,14 @@ template <int K, typename T>
 __device__ void ell(int nrows, int width, int lanes, const int* __restrict__ row_nnz,
                     const int* __restrict__ col_idx, const T* __restrict__ vals,
                     const T* __restrict__ x, T* __restrict__ y) {
-    // `lanes` threads per row (1, 2 or 4; plan::ell_lanes): a warp holds
+    // `lanes` threads per row (2 or 4 here; plan::ell_lanes): a warp holds
     // 32 / lanes rows, and its lane group g = lane / (32 / lanes) takes
     // slots g, g + lanes, ... of them, so each step still reads 32 / lanes
     // consecutive rows of one slot (whole 32-byte sectors for 4-byte
-    // values). A matrix of few rows then keeps more loads in flight and
-    // fills more waves of the device: one thread per row left a 300k-row
-    // 27-point stencil at 1.1 waves, 13 % behind cuSPARSE's SELL. The lane
-    // groups' sums meet by shuffles, and group 0 stores.
+    // values). A matrix of few rows then keeps more loads in flight: a FEM
+    // matrix of 3.3k rows (30 slots) 5.5 -> 3.7 us with four lanes, a
+    // 27-point stencil of 39k rows 5.4 -> 5.1 us with two (H100, f32). The
+    // lane groups' sums meet by shuffles, and group 0 stores.
     (void)row_nnz;  // kept in the signature: HYB and ELL share the launch code
     const i64 t = global_thread_id();
     const int lane = (int)(threadIdx.x & 31);
@@ -44,7 +44,7 @@ __device__ void ell(int nrows, int width, int lanes, const int* __restrict__ row
 }
 
 // One thread per row, the plain loop: the kernel as it was before lanes and
-// batches. Batches with one thread per row measured 4-18 % slower on rows of
+// batches. Batches with one thread per row measured 4-20 % slower on rows of
 // 1 to 6 slots (HYB's ELL part on power laws and circuits, 2D stencils) and
 // mixed on wider ones (H100, BENCHMARKS.md, issue 17).
 template <typename T>
@@ -66,8 +66,9 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
 }
 
 // spmv_ell_<t>: ell_plain (one thread per row), spmv_ell_<t>_b4: batches of 4 slots (32
-// registers), spmv_ell_<t>_deep: batches of 8 (64 registers); halved for
-// complex128 (slot_sum in common.cuh, plan::slot_batch).
+// registers), spmv_ell_<t>_deep: batches of 8 (64 registers); complex64's
+// _b4 takes 2, complex128 half of either (slot_sum in common.cuh,
+// plan::slot_batch).
 #define ELL(t, T)                                                                          \
     extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t(int nrows, int width, int lanes,   \
                                                        const int* row_nnz,                  \

@@ -73,8 +73,9 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
 }
 
 // spmv_sell_<t>: the plain loop, spmv_sell_<t>_b4: batches of 4 slots (32
-// registers), spmv_sell_<t>_deep: batches of 8 (64 registers); halved for
-// complex128 (slot_sum in common.cuh, plan::slot_batch). The host runs the
+// registers), spmv_sell_<t>_deep: batches of 8 (64 registers); complex64's
+// _b4 takes 2, complex128 half of either (slot_sum in common.cuh,
+// plan::slot_batch). The host runs the
 // plain kernel as `sell` and the batched ones as `sell-batched`; the tail
 // runs the plain loop.
 #define SELL(t, T)                                                                         \

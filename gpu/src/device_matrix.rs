@@ -363,6 +363,9 @@ pub(crate) struct DevSell {
     /// Tail items (slice, chunk) of the slices wider than `cap`, and their
     /// count (`None`: none).
     pub tail: SellTail,
+    /// Slots a thread of the main kernel walks on average: the slices'
+    /// widths up to `cap` (the rest is the tail's).
+    pub main_slots: usize,
     pub perm: Option<DevIdx>,
     pub slice_ptr: DevOfs,
     pub slice_width: DevIdx,
@@ -578,15 +581,21 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     })
 }
 
-/// The long-slice tail of a SELL layout on the device.
+/// The long-slice tail of a SELL layout on the device: the cap, the tail
+/// and the slots a thread of the main kernel walks on average (the slices'
+/// widths up to the cap).
 fn sell_tail(
     s: &std::sync::Arc<CudaStream>,
     nrows: usize,
     nnz: usize,
     widths: impl Iterator<Item = usize> + Clone,
-) -> Result<(usize, SellTail), GpuError> {
+) -> Result<(usize, SellTail, usize), GpuError> {
     let longest = widths.clone().max().unwrap_or(0);
     let cap = plan::long_row_cap(nrows, nnz, longest);
+    let (nslices, capped) = widths
+        .clone()
+        .fold((0usize, 0usize), |(n, sum), w| (n + 1, sum + w.min(cap)));
+    let main_slots = capped / nslices.max(1);
     let (slices, chunks) = plan::sell_tail_items(widths, cap);
     let tail = if slices.is_empty() {
         None
@@ -597,7 +606,7 @@ fn sell_tail(
             slices.len(),
         ))
     };
-    Ok((cap, tail))
+    Ok((cap, tail, main_slots))
 }
 
 pub(crate) fn upload_sell<T: Scalar, I: Index>(
@@ -608,7 +617,7 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     check_i32("SELL slice height", m.slice_height())?;
     let slots = m.col_idx().len() as u64;
-    let (cap, tail) = sell_tail(
+    let (cap, tail, main_slots) = sell_tail(
         s,
         m.nrows(),
         m.nnz(),
@@ -621,6 +630,7 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
         nslices: m.slice_width().len(),
         cap,
         tail,
+        main_slots,
         perm: Some(upload_idx(s, "perm", m.perm())?),
         slice_ptr: upload_ofs(s, "slice_ptr", m.slice_ptr(), offsets.wide_for(slots))?,
         slice_width: upload_idx(s, "slice_width", m.slice_width())?,
@@ -636,7 +646,7 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
     ncols: usize,
     nnz: usize,
 ) -> Result<DevSell, GpuError> {
-    let (cap, tail) = sell_tail(
+    let (cap, tail, main_slots) = sell_tail(
         s,
         m.nrows,
         nnz,
@@ -649,6 +659,7 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
         nslices: m.slice_width.len(),
         cap,
         tail,
+        main_slots,
         perm: None,
         slice_ptr: upload_ofs(s, "slice_ptr", &m.slice_ptr, false)?,
         slice_width: upload_i32(s, &m.slice_width)?,

@@ -41,7 +41,8 @@ pub enum KernelId {
     /// `csr_merge.cu`: merge path, equal chunks of rows plus entries per
     /// warp, tiles staged in shared memory (skewed rows).
     CsrMerge,
-    /// `ell.cu`: one thread per row, slot-major (also the HYB ELL part).
+    /// `ell.cu`: one, two or four threads per row, slot-major (also the HYB
+    /// ELL part).
     Ell,
     /// `jds.cu`: one thread per sorted row along the jagged diagonals.
     Jds,

@@ -592,11 +592,8 @@ pub(crate) fn prepare<'m>(
             p.params.insert("sigma".into(), json!(s.sigma));
             p.params.insert("cap".into(), json!(s.cap));
             if s.dims.nrows > 0 {
-                // slots a thread walks in the main kernel, on average
-                let rows = (s.nslices * s.slice_height).max(1);
-                let slots = (s.col_idx.len / rows).min(s.cap);
                 let batched = kernel == GpuKernel::SellBatched;
-                let v = slot_variant(&mut p.params, slots, batched, dtype);
+                let v = slot_variant(&mut p.params, s.main_slots, batched, dtype);
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", v)?, d));
                 }

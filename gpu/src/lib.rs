@@ -14,10 +14,11 @@
 //! | `csr-vector` | CSR | 2..32 lanes per row (from the mean row length), shuffles |
 //! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |
 //! | `csr-merge` | CSR | merge path: equal row ends + entries per warp from a partition built once per matrix, tiles staged in shared memory (long-row tiles summed in registers), chunk-edge rows added by a fix-up kernel (no zeroing of `y`) |
-//! | `ell` | ELL | thread per row, slot-major (coalesced) |
+//! | `ell` | ELL | slot-major (coalesced); a thread per row, or 2 or 4 with batched loads on matrices of few rows |
 //! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream |
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
+//! | `sell-batched` | SELL-C-sigma | `sell` with each thread's indices and values loaded a batch ahead of its `x` gathers |
 //! | `csc-scatter` | CSC | the `coo` kernel on the entries in column order |
 //!
 //! `y = Aᵀ x` ([`spmv_gpu_transpose`]) needs no kernel of its own: the CSC
