@@ -53,16 +53,7 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
                           T* __restrict__ y) {
     const i64 row = global_thread_id();
     if (row >= nrows) return;
-    T sum = T(0);
-    i64 idx = row;
-#pragma unroll 4
-    for (int s = 0; s < width; ++s) {
-        const int c = ldcs(col_idx + idx);
-        const T v = ldcs(vals + idx);
-        if (c >= 0) sum += v * ld(x + c);
-        idx += nrows;
-    }
-    stcs(y + row, sum);
+    stcs(y + row, slot_sum<0>(row, nrows, width, col_idx, vals, x));
 }
 
 // spmv_ell_<t>: ell_plain (one thread per row), spmv_ell_<t>_b4: batches of 4 slots (32
