@@ -26,28 +26,41 @@
 // `perm` is null.
 
 // Slots s0 .. s1 of local row r of a slice whose slots start at idx: C
-// apart (slot_sum in common.cuh). Every lane of a slice runs the same slots,
-// so the trip count does not diverge.
-template <int K, typename T>
-__device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
-                                        const int* __restrict__ col_idx,
+// apart (slot_sum in common.cuh), columns read through `cols`. Every lane of
+// a slice runs the same slots, so the trip count does not diverge.
+template <int K, typename T, typename Cols>
+__device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1, const Cols cols,
                                         const T* __restrict__ vals, const T* __restrict__ x) {
-    return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, col_idx, vals, x);
+    return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, cols, vals, x);
 }
 
-template <int K, typename T>
+// The column reader of a slice: the stored 32-bit indices, or (`sell-u16`)
+// 16-bit offsets from the slice's base column.
+struct SliceCols32 {
+    const int* __restrict__ col_idx;
+    __device__ __forceinline__ Cols32 operator()(i64) const { return Cols32{col_idx}; }
+};
+struct SliceCols16 {
+    const unsigned short* __restrict__ cols;
+    const int* __restrict__ base;
+    __device__ __forceinline__ Cols16 operator()(i64 slice) const {
+        return Cols16{cols, ld(base + slice)};
+    }
+};
+
+template <int K, typename T, typename SliceCols>
 __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
                      const ofs_t* __restrict__ slice_ptr,
-                     const int* __restrict__ slice_width,
-                     const int* __restrict__ col_idx, const T* __restrict__ vals,
-                     const T* __restrict__ x, T* __restrict__ y) {
+                     const int* __restrict__ slice_width, const SliceCols cols_of,
+                     const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y) {
     const i64 t = global_thread_id();
     const i64 slice = t / C;
     const int r = (int)(t - slice * C);
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;
     const int w = min(ld(slice_width + slice), cap);
-    const T sum = sell_slots<K>(C, (i64)ld(slice_ptr + slice) + r, 0, w, col_idx, vals, x);
+    const T sum =
+        sell_slots<K>(C, (i64)ld(slice_ptr + slice) + r, 0, w, cols_of(slice), vals, x);
     stcs(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
@@ -68,7 +81,8 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     if (p >= nrows) return;
     const int s0 = ld(tail_chunk + j) * cap;
     const int s1 = min(s0 + cap, ld(slice_width + slice));
-    const T sum = sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
+    const T sum =
+        sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, Cols32{col_idx}, vals, x);
     atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
@@ -77,25 +91,30 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
 // _b4 takes 2, complex128 half of either (slot_sum in common.cuh,
 // plan::slot_batch). The host runs the
 // plain kernel as `sell` and the batched ones as `sell-batched`; the tail
-// runs the plain loop.
+// runs the plain loop. spmv_sell_<t>_u16[_deep]: the plain and the deep kernel reading
+// 16-bit column offsets from a base column per slice instead of the 32-bit
+// indices (`sell-u16` the plain loop, `sell-u16-batched` the batches of 8;
+// a _u16_b4 spilled 72-112 bytes under 32 registers in f32 and f64, ptxas
+// -v sm_90). The host builds the offsets where every slice's columns, up
+// to the cap, span at most 65535 (layout::narrow_sell_columns); the tail
+// reads the 32-bit indices.
+#define SELL_VARIANT(t, T, suffix, BOUNDS, K, IDX, COLS)                                  \
+    extern "C" __global__ void BOUNDS spmv_sell_##t##suffix(                              \
+        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,               \
+        const int* slice_width, IDX, const T* vals, const T* x, T* y) {                   \
+        sell<K, T>(nrows, C, cap, perm, slice_ptr, slice_width, COLS, vals, x, y);        \
+    }
+#define SELL_I32 const int *col_idx
+#define SELL_U16 const int *base, const unsigned short *cols
 #define SELL(t, T)                                                                         \
-    extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t(                                  \
-        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
-        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
-        sell<0, T>(nrows, C, cap, perm, slice_ptr, slice_width, col_idx, vals, x, y);      \
-    }                                                                                      \
-    extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_b4(                             \
-        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
-        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
-        sell<SlotBatch<T, 4>::value, T>(nrows, C, cap, perm, slice_ptr, slice_width,       \
-                                        col_idx, vals, x, y);                              \
-    }                                                                                      \
-    extern "C" __global__ void SLOT_BOUNDS_DEEP spmv_sell_##t##_deep(                      \
-        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
-        const int* slice_width, const int* col_idx, const T* vals, const T* x, T* y) {     \
-        sell<SlotBatch<T, 8>::value, T>(nrows, C, cap, perm, slice_ptr, slice_width,       \
-                                        col_idx, vals, x, y);                              \
-    }                                                                                      \
+    SELL_VARIANT(t, T, , SPMV_BOUNDS, 0, SELL_I32, SliceCols32{col_idx})                   \
+    SELL_VARIANT(t, T, _b4, SPMV_BOUNDS, (SlotBatch<T, 4>::value), SELL_I32,               \
+                 SliceCols32{col_idx})                                                     \
+    SELL_VARIANT(t, T, _deep, SLOT_BOUNDS_DEEP, (SlotBatch<T, 8>::value), SELL_I32,        \
+                 SliceCols32{col_idx})                                                     \
+    SELL_VARIANT(t, T, _u16, SPMV_BOUNDS, 0, SELL_U16, (SliceCols16{cols, base}))          \
+    SELL_VARIANT(t, T, _u16_deep, SLOT_BOUNDS_DEEP, (SlotBatch<T, 8>::value), SELL_U16,    \
+                 (SliceCols16{cols, base}))                                                \
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \
         const int* slice_width, const int* tail_slice, const int* tail_chunk,              \

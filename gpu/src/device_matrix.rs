@@ -371,6 +371,50 @@ pub(crate) struct DevSell {
     pub slice_width: DevIdx,
     pub col_idx: DevIdx,
     pub vals: DevVals,
+    /// The 16-bit columns of `sell-u16` ([`DevSell::u16_columns`]; built on
+    /// first use, once per matrix, outside any timed product), or why this
+    /// matrix has none.
+    pub u16: std::sync::Mutex<Option<Result<DevU16, String>>>,
+}
+
+/// [`crate::layout::SellU16`] on the device.
+#[derive(Debug)]
+pub(crate) struct DevU16 {
+    /// Base column of every slice.
+    pub base: DevIdx,
+    /// 16-bit column offsets, at the places of `col_idx`.
+    pub cols: CudaSlice<u16>,
+    /// Slots whose index bytes are halved ([`crate::layout::SellU16::main_slots`]).
+    pub main_slots: u64,
+}
+
+impl DevSell {
+    /// Builds the 16-bit columns of `sell-u16` from this layout's arrays
+    /// (downloaded: 4 bytes a slot and one offset and width a slice, on
+    /// `s`, the stream it was uploaded on), or says why it cannot
+    /// ([`crate::layout::sell_u16`]).
+    pub(crate) fn u16_columns(&self, s: &std::sync::Arc<CudaStream>) -> Result<DevU16, GpuError> {
+        let n = self.nslices;
+        let slice_ptr: Vec<i64> = if self.slice_ptr.wide {
+            download_as::<i64>(s, &self.slice_ptr.buf, n + 1)?
+        } else {
+            download_as::<i32>(s, &self.slice_ptr.buf, n + 1)?
+                .into_iter()
+                .map(i64::from)
+                .collect()
+        };
+        let mut widths: Vec<i32> = s.clone_dtoh(&self.slice_width.buf)?;
+        widths.truncate(n);
+        let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
+        cols.truncate(self.col_idx.len);
+        let h = crate::layout::sell_u16(self.slice_height, self.cap, &slice_ptr, &widths, &cols)?;
+        drop(cols);
+        Ok(DevU16 {
+            base: upload_i32(s, &h.base)?,
+            cols: htod(s, &h.cols)?,
+            main_slots: h.main_slots,
+        })
+    }
 }
 
 /// A matrix uploaded to the device.
@@ -636,6 +680,7 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
         slice_width: upload_idx(s, "slice_width", m.slice_width())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
+        u16: std::sync::Mutex::new(None),
     })
 }
 
@@ -665,6 +710,7 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
         slice_width: upload_i32(s, &m.slice_width)?,
         col_idx: upload_i32(s, &m.col_idx)?,
         vals: upload_vals(s, &m.values)?,
+        u16: std::sync::Mutex::new(None),
     })
 }
 

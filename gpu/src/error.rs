@@ -84,6 +84,15 @@ pub enum GpuError {
     /// A multi-GPU request that cannot be met (parts, devices, partition).
     #[error("multi-GPU SpMV: {0}")]
     Distributed(String),
+    /// A kernel that only some matrices allow was asked for another
+    /// (`sell-u16` on a slice whose columns span more than 16 bits reach).
+    #[error("kernel `{kernel}` does not apply to this matrix: {reason}")]
+    NotApplicable {
+        /// Kernel name.
+        kernel: &'static str,
+        /// Why, naming the part of the matrix.
+        reason: String,
+    },
     /// The calibration suite could not be built (see [`crate::calibrate`]).
     #[error("calibration: {0}")]
     Calibrate(String),

@@ -375,6 +375,8 @@ mod tests {
                 expected.push(format!("spmv_ell_{t}_{v}"));
                 expected.push(format!("spmv_sell_{t}_{v}"));
             }
+            expected.push(format!("spmv_sell_{t}_u16"));
+            expected.push(format!("spmv_sell_{t}_u16_deep"));
             for l in crate::plan::CSR_VECTOR_LANES {
                 expected.push(format!("spmv_csr_vector_{t}_l{l}"));
                 expected.push(format!("spmv_csr_binned_{t}_l{l}"));

@@ -61,6 +61,18 @@ pub enum GpuKernel {
     /// (BENCHMARKS.md, issue 17), so `bench` times both and the one-shot
     /// products run [`GpuKernel::Sell`].
     SellBatched,
+    /// [`GpuKernel::Sell`] reading each column as a 16-bit offset from a
+    /// base column of its slice instead of a 32-bit index (2 bytes a slot
+    /// less: stencils, banded and FEM matrices, any matrix of at most 65535
+    /// columns); the offsets are built from the layout on first use
+    /// ([`crate::layout::sell_u16`]), and a matrix with a slice whose columns
+    /// span more gets [`GpuError::NotApplicable`] (`bench` lists it as
+    /// skipped).
+    SellU16,
+    /// [`GpuKernel::SellU16`] with the batched loads of
+    /// [`GpuKernel::SellBatched`], always in batches of 8 (the `_deep`
+    /// kernel: batches of 4 spilled with 16-bit columns).
+    SellU16Batched,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
     /// from `col_ptr`), one thread per entry scattering into a zeroed `y`.
@@ -69,7 +81,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 14] = [
+    pub const ALL: [GpuKernel; 16] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -83,12 +95,15 @@ impl GpuKernel {
         GpuKernel::Jds,
         GpuKernel::Sell,
         GpuKernel::SellBatched,
+        GpuKernel::SellU16,
+        GpuKernel::SellU16Batched,
         GpuKernel::CscScatter,
     ];
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
-    /// `hyb`, `jds`, `sell`, `sell-batched`, `csc-scatter`.
+    /// `hyb`, `jds`, `sell`, `sell-batched`, `sell-u16`, `sell-u16-batched`,
+    /// `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -105,6 +120,8 @@ impl GpuKernel {
             GpuKernel::Jds => "jds",
             GpuKernel::Sell => "sell",
             GpuKernel::SellBatched => "sell-batched",
+            GpuKernel::SellU16 => "sell-u16",
+            GpuKernel::SellU16Batched => "sell-u16-batched",
             GpuKernel::CscScatter => "csc-scatter",
         }
     }
@@ -123,7 +140,10 @@ impl GpuKernel {
             GpuKernel::Ell(_) => FormatKind::Ell,
             GpuKernel::Hyb => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
-            GpuKernel::Sell | GpuKernel::SellBatched => FormatKind::Sell,
+            GpuKernel::Sell
+            | GpuKernel::SellBatched
+            | GpuKernel::SellU16
+            | GpuKernel::SellU16Batched => FormatKind::Sell,
             GpuKernel::CscScatter => FormatKind::Csc,
         }
     }
@@ -234,6 +254,8 @@ pub(crate) struct Prepared<'m> {
     /// fix-up, and per panel of the matrix's panel set its chunk and the
     /// dims of its product and fix-up.
     panels: Option<PanelLaunch>,
+    /// SELL with the 16-bit columns of `DevSell::u16`.
+    u16: bool,
     /// Parameters for the report.
     pub params: Map<String, Value>,
 }
@@ -443,6 +465,7 @@ pub(crate) fn prepare<'m>(
         chunk: 0,
         lanes: 1,
         panels: None,
+        u16: false,
         params: Map::new(),
     };
     let wide = m.wide();
@@ -587,13 +610,46 @@ pub(crate) fn prepare<'m>(
                 }
             }
         }
-        (GpuKernel::Sell | GpuKernel::SellBatched, DeviceMatrix::Sell(s)) => {
+        (
+            GpuKernel::Sell
+            | GpuKernel::SellBatched
+            | GpuKernel::SellU16
+            | GpuKernel::SellU16Batched,
+            DeviceMatrix::Sell(s),
+        ) => {
             p.params.insert("slice".into(), json!(s.slice_height));
             p.params.insert("sigma".into(), json!(s.sigma));
             p.params.insert("cap".into(), json!(s.cap));
+            p.u16 = matches!(kernel, GpuKernel::SellU16 | GpuKernel::SellU16Batched);
             if s.dims.nrows > 0 {
-                let batched = kernel == GpuKernel::SellBatched;
-                let v = slot_variant(&mut p.params, s.main_slots, batched, dtype);
+                let v = if p.u16 {
+                    // offsets first: a matrix they do not fit gets no kernel
+                    let mut set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
+                    let built = set.get_or_insert_with(|| {
+                        s.u16_columns(ctx.stream()).map_err(|e| match e {
+                            GpuError::NotApplicable { reason, .. } => reason,
+                            other => other.to_string(),
+                        })
+                    });
+                    if let Err(reason) = built {
+                        return Err(GpuError::NotApplicable {
+                            kernel: kernel.name(),
+                            reason: reason.clone(),
+                        });
+                    }
+                    let deep = kernel == GpuKernel::SellU16Batched;
+                    let batch = if deep {
+                        plan::slot_batch(plan::DEEP_SLOTS, dtype.size(), dtype.complex)
+                    } else {
+                        0
+                    };
+                    p.params.insert("slot_batch".into(), json!(batch));
+                    p.params.insert("column_bits".into(), json!(16));
+                    Some(if deep { "u16_deep" } else { "u16" })
+                } else {
+                    let batched = kernel == GpuKernel::SellBatched;
+                    slot_variant(&mut p.params, s.main_slots, batched, dtype)
+                };
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", v)?, d));
                 }
@@ -759,11 +815,23 @@ impl Prepared<'_> {
                     Some(p) => b.arg(&p.buf),
                     None => b.arg(&null),
                 };
-                b.arg(&s.slice_ptr.buf)
-                    .arg(&s.slice_width.buf)
-                    .arg(&s.col_idx.buf);
+                b.arg(&s.slice_ptr.buf).arg(&s.slice_width.buf);
+                let set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
+                if self.u16 {
+                    let Some(Ok(n)) = set.as_ref() else {
+                        return Err(GpuError::MissingKernel(
+                            "the 16-bit columns (prepare the kernel again)".into(),
+                        ));
+                    };
+                    b.arg(&n.base.buf).arg(&n.cols);
+                } else {
+                    b.arg(&s.col_idx.buf);
+                }
                 b.arg(&s.vals.buf).arg(&x.buf).arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_sell_<t>; a null perm is allowed.
+                // SAFETY: argument list matches spmv_sell_<t>[_b4|_deep] (the
+                // column indices) or spmv_sell_<t>_u16[_deep] (base and
+                // offsets, built from this layout with its cap); a null
+                // perm is allowed.
                 unsafe { b.launch(main_cfg) }?;
             }
         }

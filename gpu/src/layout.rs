@@ -80,6 +80,133 @@ pub fn coo_rows_from_row_ptr<I: Index>(row_ptr: &[I]) -> Vec<i32> {
     rows
 }
 
+/// The column indices of a SELL layout as the `sell-u16` kernels read them
+/// ([`sell_u16`]): per slice a base column, per slot a 16-bit offset from
+/// it, half the bytes of the 32-bit indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SellU16 {
+    /// Per slice, the smallest column of its entries in the slots the main
+    /// kernel walks (0 for a slice without any).
+    pub base: Vec<i32>,
+    /// Per slot, at the same place as the layout's `col_idx`: the column
+    /// minus its slice's base, [`SELL_U16_PAD`] for padding and for the
+    /// slots past the cap (the tail kernel reads those as 32-bit indices).
+    pub cols: Vec<u16>,
+    /// Slots the main kernel walks: the slices' widths up to the cap, times
+    /// the slice height (the slots whose index bytes are halved).
+    pub main_slots: u64,
+}
+
+/// The offset of a padding slot in [`SellU16::cols`] (`SELL_U16_PAD` in
+/// `common.cuh`); offsets of entries are `0..SELL_U16_PAD`.
+pub const SELL_U16_PAD: u16 = u16::MAX;
+
+/// Builds [`SellU16`] from the arrays of a SELL layout (`c` rows per
+/// slice, `slice_ptr` with `nslices + 1` offsets, `slice_width`, `col_idx`
+/// with -1 for padding), for a main kernel that walks the first `cap` slots
+/// of each slice: possible when every slice's columns in those slots span
+/// fewer than 65535 (stencils and banded matrices of any size, and every
+/// matrix of at most 65535 columns).
+///
+/// ```
+/// use sparsetool_gpu::layout::{sell_u16, SELL_U16_PAD};
+/// // two slices of two rows: [0, 5] [6, -] / [70000, 70001] [-, -]
+/// let n = sell_u16(2, 64, &[0i32, 4, 6], &[2i32, 1], &[0i32, 6, 5, -1, 70_000, 70_001]).unwrap();
+/// assert_eq!(n.base, vec![0, 70_000]);
+/// assert_eq!(n.cols, vec![0, 6, 5, SELL_U16_PAD, 0, 1]);
+/// // a slice whose columns span 100k
+/// assert!(sell_u16(2, 64, &[0i32, 2], &[1i32], &[0i32, 100_000]).is_err());
+/// ```
+///
+/// # Errors
+/// [`GpuError::NotApplicable`] naming the first slice whose columns span
+/// more, or where the arrays do not describe a SELL layout.
+pub fn sell_u16<P: Index, I: Index>(
+    c: usize,
+    cap: usize,
+    slice_ptr: &[P],
+    slice_width: &[I],
+    col_idx: &[I],
+) -> Result<SellU16, GpuError> {
+    let not = |reason: String| GpuError::NotApplicable {
+        kernel: "sell-u16",
+        reason,
+    };
+    let nslices = slice_width.len();
+    let c = c.max(1);
+    // each slice's main slots: a range of col_idx
+    let mut ranges = Vec::with_capacity(nslices);
+    for (k, w) in slice_width.iter().enumerate() {
+        let start = slice_ptr.get(k).map_or(usize::MAX, |v| v.to_usize());
+        let end = slice_ptr.get(k + 1).map_or(usize::MAX, |v| v.to_usize());
+        let w = w.to_usize();
+        let main = w.min(cap).saturating_mul(c);
+        if start > end || end > col_idx.len() || w.saturating_mul(c) != end - start {
+            return Err(not(format!("slice {k} is not a SELL slice of {c} rows")));
+        }
+        ranges.push(start..start + main);
+    }
+    let spans: Vec<Option<(i64, i64)>> = ranges
+        .par_iter()
+        .with_min_len(256)
+        .map(|r| {
+            col_idx[r.clone()]
+                .iter()
+                .map(|v| v.to_i64())
+                .filter(|&v| v >= 0)
+                .fold(None, |acc, v| {
+                    Some(acc.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v))))
+                })
+        })
+        .collect();
+    let max = i64::from(SELL_U16_PAD) - 1;
+    if let Some((k, (lo, hi))) = spans
+        .iter()
+        .enumerate()
+        .find_map(|(k, s)| s.filter(|(lo, hi)| hi - lo > max).map(|s| (k, s)))
+    {
+        return Err(not(format!(
+            "slice {k} (sorted rows {}..{}) spans columns {lo}..={hi}, more than the {} a 16-bit offset reaches",
+            k * c,
+            (k + 1) * c,
+            max + 1
+        )));
+    }
+    let base: Vec<i32> = spans
+        .iter()
+        .map(|s| s.map_or(0, |(lo, _)| lo as i32))
+        .collect();
+    let mut cols = vec![SELL_U16_PAD; col_idx.len()];
+    // each slice's main slots are a disjoint window of the output
+    let mut parts: Vec<(usize, &mut [u16])> = Vec::with_capacity(nslices);
+    let (mut rest, mut at): (&mut [u16], usize) = (&mut cols, 0);
+    for (k, r) in ranges.iter().enumerate() {
+        let (_, tail) = rest.split_at_mut(r.start - at);
+        let (window, tail) = tail.split_at_mut(r.len());
+        parts.push((k, window));
+        rest = tail;
+        at = r.end;
+    }
+    parts
+        .into_par_iter()
+        .with_min_len(256)
+        .for_each(|(k, window)| {
+            let b = i64::from(base[k]);
+            for (o, v) in window.iter_mut().zip(&col_idx[ranges[k].clone()]) {
+                let v = v.to_i64();
+                if v >= 0 {
+                    *o = (v - b) as u16;
+                }
+            }
+        });
+    let main_slots = ranges.iter().map(|r| r.len() as u64).sum();
+    Ok(SellU16 {
+        base,
+        cols,
+        main_slots,
+    })
+}
+
 /// A sliced-ELL matrix in cuSPARSE's layout (`cusparseCreateSlicedEll`): the
 /// rows in their original order cut into slices of `slice_size` rows (the last
 /// one padded), each slice as wide as its longest row, values and column
@@ -222,6 +349,42 @@ pub fn column_panels<R: Index, C: Index, V: Copy + Send + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sell_u16_spans_bases_tails_and_bad_layouts() {
+        // one slice of one row: a span of 65534 fits, 65535 does not
+        let one = |cols: &[i32]| {
+            sell_u16(
+                1,
+                64,
+                &[0i32, cols.len() as i32],
+                &[cols.len() as i32],
+                cols,
+            )
+        };
+        let fits = one(&[100_000, 165_534]).unwrap();
+        assert_eq!(fits.base, vec![100_000]);
+        assert_eq!(fits.cols, vec![0, 65_534]);
+        assert_eq!(fits.main_slots, 2);
+        let err = one(&[0, 65_535]).unwrap_err().to_string();
+        assert!(err.contains("sell-u16") && err.contains("slice 0"), "{err}");
+        // past the cap (1 slot): the far column is the tail's, not counted
+        let capped = sell_u16(1, 1, &[0i32, 2], &[2i32], &[5i32, 1_000_000]).unwrap();
+        assert_eq!(capped.cols, vec![0, SELL_U16_PAD]);
+        assert_eq!(capped.main_slots, 1);
+        // a slice of padding only: base 0, every slot padding
+        let empty = sell_u16(2, 8, &[0i64, 2], &[1i32], &[-1i32, -1]).unwrap();
+        assert_eq!((empty.base, empty.cols), (vec![0], vec![SELL_U16_PAD; 2]));
+        // arrays that are no SELL layout: an error, not a panic
+        for (ptr, width, cols) in [
+            (vec![0i32, 4], vec![1i32], vec![0i32, 1]),
+            (vec![0i32], vec![1i32], vec![0i32, 1]),
+            (vec![2i32, 0], vec![1i32], vec![0i32, 1]),
+        ] {
+            let e = sell_u16(2, 8, &ptr, &width, &cols).unwrap_err().to_string();
+            assert!(e.contains("not a SELL slice"), "{e}");
+        }
+    }
 
     #[test]
     fn narrowing() {

@@ -624,26 +624,77 @@ pub fn spmv_sell<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
+    let stored = |idx: usize| {
+        let col = col_idx[idx];
+        (col.to_i64() >= 0).then(|| col.to_usize())
+    };
+    let layout = (c, cap, perm, slice_ptr, slice_width);
+    sell_ref(nrows, layout, |_, idx| stored(idx), stored, vals, x)
+}
+
+/// Reference of `spmv_sell_<t>_u16` (`sell-u16`): [`spmv_sell`] with the
+/// main kernel's columns read from `narrow` (built by
+/// [`crate::layout::sell_u16`] with the same `c` and `cap`) as the slice's
+/// base plus the slot's 16-bit offset, [`crate::layout::SELL_U16_PAD`]
+/// skipped; the tail reads `col_idx`.
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn spmv_sell_u16<T: Scalar, I: Index>(
+    nrows: usize,
+    c: usize,
+    cap: usize,
+    perm: Option<&[I]>,
+    slice_ptr: &[I],
+    slice_width: &[I],
+    col_idx: &[I],
+    narrow: &crate::layout::SellU16,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let main = |k: usize, idx: usize| {
+        let o = narrow.cols[idx];
+        (o != crate::layout::SELL_U16_PAD)
+            .then(|| (i64::from(narrow.base[k]) + i64::from(o)) as usize)
+    };
+    let tail = |idx: usize| {
+        let col = col_idx[idx];
+        (col.to_i64() >= 0).then(|| col.to_usize())
+    };
+    let layout = (c, cap, perm, slice_ptr, slice_width);
+    sell_ref(nrows, layout, main, tail, vals, x)
+}
+
+/// The walk of [`spmv_sell`] with the main launch's column of slot `idx` in
+/// slice `k` from `main_col`, the tail's from `tail_col` (`None`: padding).
+fn sell_ref<T: Scalar, I: Index>(
+    nrows: usize,
+    (c, cap, perm, slice_ptr, slice_width): (usize, usize, Option<&[I]>, &[I], &[I]),
+    main_col: impl Fn(usize, usize) -> Option<usize>,
+    tail_col: impl Fn(usize) -> Option<usize>,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
     let cap = cap.max(1);
     let width = |k: usize| slice_width[k].to_usize();
-    let walk = |p: usize, s0: usize, s1: usize| -> f64 {
+    let walk = |p: usize, s0: usize, s1: usize, col: &dyn Fn(usize) -> Option<usize>| -> f64 {
         let (k, r) = (p / c, p % c);
         let base = slice_ptr[k].to_usize() + r;
         (s0..s1)
             .filter_map(|s| {
                 let idx = base + s * c;
-                let col = col_idx[idx];
-                (col.to_i64() >= 0).then(|| vals[idx].re() * x[col.to_usize()].re())
+                col(idx).map(|col| vals[idx].re() * x[col].re())
             })
             .sum()
     };
-    let mut y = scatter_rows(nrows, perm, |p| walk(p, 0, width(p / c).min(cap)));
+    let mut y = scatter_rows(nrows, perm, |p| {
+        walk(p, 0, width(p / c).min(cap), &|idx| main_col(p / c, idx))
+    });
     let (slices, chunks) = crate::plan::sell_tail_items((0..slice_width.len()).map(width), cap);
     for (&k, &ch) in slices.iter().zip(&chunks) {
         let (k, s0) = (k as usize, ch as usize * cap);
         for p in k * c..((k + 1) * c).min(nrows) {
             let row = perm.map_or(p, |pm| pm[p].to_usize());
-            y[row] += walk(p, s0, (s0 + cap).min(width(k)));
+            y[row] += walk(p, s0, (s0 + cap).min(width(k)), &tail_col);
         }
     }
     y
@@ -976,6 +1027,23 @@ mod tests {
                     &x,
                 );
                 assert_eq!(ys, y, "sell C {c} sigma {sigma} cap {cap}");
+                // the 16-bit columns (n = 200 columns: every slice fits)
+                let narrow =
+                    crate::layout::sell_u16(c, cap, s.slice_ptr(), s.slice_width(), s.col_idx())
+                        .unwrap();
+                let yn = spmv_sell_u16(
+                    n,
+                    c,
+                    cap,
+                    Some(s.perm()),
+                    s.slice_ptr(),
+                    s.slice_width(),
+                    s.col_idx(),
+                    &narrow,
+                    s.values(),
+                    &x,
+                );
+                assert_eq!(yn, y, "sell-u16 C {c} sigma {sigma} cap {cap}");
             }
         }
     }

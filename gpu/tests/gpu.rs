@@ -16,6 +16,7 @@ use sparsetool_fixtures::seed;
 use sparsetool_formats::{
     Complex32, Complex64, Coo, Csr, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
 };
+use sparsetool_gpu::layout;
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
 use sparsetool_gpu::{
     bench, cusparse_available, driver_available, spmv_cusparse, spmv_gpu, spmv_gpu_transpose,
@@ -188,6 +189,19 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
             }),
         ),
     ];
+    // banded, 100k columns: sell-u16's slice bases beyond 16 bits
+    let n = 100_000usize;
+    let (mut rp, mut ci, mut va) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in i.saturating_sub(300)..(i + 3).min(n) {
+            if j + 300 == i || j + 7 == i || j >= i {
+                ci.push(j as i32);
+                va.push(1.0 + ((i * 7 + j) % 11) as f64 / 8.0);
+            }
+        }
+        rp.push(ci.len() as i32);
+    }
+    v.push(("band-100k".into(), csr(n, n, rp, ci, va)));
     // 2D 5-point Laplacian on a 70x70 grid
     v.push((
         "laplace2d-70".into(),
@@ -444,18 +458,25 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
+            (MatrixRef::Sell(m), GpuKernel::SellU16 | GpuKernel::SellU16Batched) => {
+                let narrow = sell_u16_of(m).map_err(|e| e.to_string())?;
+                r::spmv_sell_u16(
+                    m.nrows(),
+                    m.slice_height(),
+                    sell_cap(m),
+                    Some(m.perm()),
+                    m.slice_ptr(),
+                    m.slice_width(),
+                    m.col_idx(),
+                    &narrow,
+                    m.values(),
+                    x,
+                )
+            }
             (MatrixRef::Sell(m), GpuKernel::Sell | GpuKernel::SellBatched) => r::spmv_sell(
                 m.nrows(),
                 m.slice_height(),
-                plan::long_row_cap(
-                    m.nrows(),
-                    m.nnz(),
-                    m.slice_width()
-                        .iter()
-                        .map(|w| w.to_usize())
-                        .max()
-                        .unwrap_or(0),
-                ),
+                sell_cap(m),
                 Some(m.perm()),
                 m.slice_ptr(),
                 m.slice_width(),
@@ -471,6 +492,23 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
             (a, k) => return Err(format!("kernel {} cannot read {}", k.name(), a.kind())),
         })
     })
+}
+
+/// Slots a thread of the SELL kernel walks on `m` (as the upload plans).
+fn sell_cap<T: Scalar, I: Index>(m: &Sell<T, I>) -> usize {
+    let longest = m.slice_width().iter().map(|w| w.to_usize()).max();
+    sparsetool_gpu::plan::long_row_cap(m.nrows(), m.nnz(), longest.unwrap_or(0))
+}
+
+/// The 16-bit columns of `sell-u16` for `m`, or why it has none.
+fn sell_u16_of<T: Scalar, I: Index>(m: &Sell<T, I>) -> Result<layout::SellU16, GpuError> {
+    layout::sell_u16(
+        m.slice_height(),
+        sell_cap(m),
+        m.slice_ptr(),
+        m.slice_width(),
+        m.col_idx(),
+    )
 }
 
 /// Runs `kernel` on `a` (converted to the kernel's format in every variant
@@ -551,19 +589,35 @@ fn check_kernel<T: Scalar, I: Index>(
             let j = sparsetool_convert::csr_to_jds(a);
             check(label, run(&MatrixRef::Jds(&j), &x, kernel));
         }
-        GpuKernel::Sell | GpuKernel::SellBatched => {
+        GpuKernel::Sell
+        | GpuKernel::SellBatched
+        | GpuKernel::SellU16
+        | GpuKernel::SellU16Batched => {
             for (c, sigma) in [
                 (32, Sell::<T, I>::default_sigma(32)),
                 (4, 8),
                 (1, 1),
                 (32, 1),
             ] {
-                match sparsetool_convert::csr_to_sell(a, c, sigma) {
-                    Ok(s) => check(
-                        format!("{label}/C{c}s{sigma}"),
-                        run(&MatrixRef::Sell(&s), &x, kernel),
-                    ),
-                    Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
+                let s = match sparsetool_convert::csr_to_sell(a, c, sigma) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        conv_fails.push(format!("{name} {label}: conversion: {e}"));
+                        continue;
+                    }
+                };
+                let label = format!("{label}/C{c}s{sigma}");
+                let y = run(&MatrixRef::Sell(&s), &x, kernel);
+                let u16 = matches!(kernel, GpuKernel::SellU16 | GpuKernel::SellU16Batched);
+                // a slice spanning more than 16 bits: refused, and says so
+                match (u16, sell_u16_of(&s)) {
+                    (true, Err(why)) => match y {
+                        Err(e) if e.contains("does not apply") => {}
+                        other => conv_fails.push(format!(
+                            "{name} {label}: {why}, but the kernel gave {other:?}"
+                        )),
+                    },
+                    _ => check(label, y),
                 }
             }
         }
