@@ -197,9 +197,8 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
 }
 
 // Sum over `n` slots of one row that lie `step` elements apart from `idx` in
-// the slot-major arrays of ELL and SELL, slots in order, their columns read
-// through `cols` (Cols32 or Cols16 above); a padding slot (column -1,
-// value 0) gathers nothing. K = 0: a plain loop unrolled by 4
+// the slot-major arrays of ELL and SELL, slots in order; a padding slot
+// (index -1, value 0) gathers nothing. K = 0: a plain loop unrolled by 4
 // (SELL's `sell`). K > 0: in batches of K slots, the next batch's column
 // indices and values are loaded before this batch's x gathers and products,
 // so that 2 K slots' loads of the entry stream are in flight per thread where
@@ -227,29 +226,8 @@ template <int BATCH>
 struct SlotBatch<cdouble, BATCH> {
     static constexpr int value = BATCH / 2;
 };
-// Column indices as ELL and SELL store them: 32-bit, -1 for padding.
-// slot_sum reads a slot's stored index with raw(), tests it with valid()
-// and turns it into a column of x with col() only where it gathers.
-struct Cols32 {
-    const int* __restrict__ p;
-    enum : int { pad = -1 };
-    __device__ __forceinline__ int raw(i64 i) const { return ldcs(p + i); }
-    __device__ __forceinline__ bool valid(int c) const { return c >= 0; }
-    __device__ __forceinline__ int col(int c) const { return c; }
-};
-// Column indices as `sell-u16` stores them: 16-bit offsets from a base
-// column of the slice (SELL_U16_PAD for padding), half the index bytes.
-#define SELL_U16_PAD 0xFFFF
-struct Cols16 {
-    const unsigned short* __restrict__ p;
-    int base;
-    enum : int { pad = SELL_U16_PAD };
-    __device__ __forceinline__ int raw(i64 i) const { return (int)ldcs(p + i); }
-    __device__ __forceinline__ bool valid(int c) const { return c != SELL_U16_PAD; }
-    __device__ __forceinline__ int col(int c) const { return base + c; }
-};
-template <int K, typename T, typename Cols>
-__device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const Cols cols,
+template <int K, typename T>
+__device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const int* __restrict__ col_idx,
                                       const T* __restrict__ vals, const T* __restrict__ x) {
     if constexpr (K == 0) {
         // Every lane of a warp runs the same trip count (a row's padded
@@ -258,9 +236,9 @@ __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const Cols cols,
         T sum = T(0);
 #pragma unroll 4
         for (int s = 0; s < n; ++s) {
-            const int c = cols.raw(idx);
+            const int c = ldcs(col_idx + idx);
             const T v = ldcs(vals + idx);
-            if (cols.valid(c)) sum += v * ld(x + cols.col(c));
+            if (c >= 0) sum += v * ld(x + c);
             idx += step;
         }
         return sum;
@@ -270,7 +248,7 @@ __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const Cols cols,
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         const bool in = k < n;
-        cn[k] = in ? cols.raw(idx + k * step) : Cols::pad;
+        cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
         vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
     }
     T sum = T(0);
@@ -286,12 +264,12 @@ __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const Cols cols,
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             const bool in = b + K + k < n;
-            cn[k] = in ? cols.raw(idx + k * step) : Cols::pad;
+            cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
             vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
         }
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            if (cols.valid(c[k])) sum += v[k] * ld(x + cols.col(c[k]));
+            if (c[k] >= 0) sum += v[k] * ld(x + c[k]);
         }
     }
     return sum;

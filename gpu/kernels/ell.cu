@@ -36,8 +36,7 @@ __device__ void ell(int nrows, int width, int lanes, const int* __restrict__ row
     if (row < nrows && group < width) {
         // slots group, group + lanes, ... (slot_sum in common.cuh)
         const int n = (width - group + lanes - 1) / lanes;
-        sum = slot_sum<K>(row + (i64)group * nrows, (i64)lanes * nrows, n, Cols32{col_idx}, vals,
-                         x);
+        sum = slot_sum<K>(row + (i64)group * nrows, (i64)lanes * nrows, n, col_idx, vals, x);
     }
     // every lane of the warp is here (whole warps are launched)
     for (int o = per_warp; o < 32; o <<= 1) sum += shfl_xor(sum, o, 32);
@@ -54,7 +53,7 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
                           T* __restrict__ y) {
     const i64 row = global_thread_id();
     if (row >= nrows) return;
-    stcs(y + row, slot_sum<0>(row, nrows, width, Cols32{col_idx}, vals, x));
+    stcs(y + row, slot_sum<0>(row, nrows, width, col_idx, vals, x));
 }
 
 // spmv_ell_<t>: ell_plain (one thread per row), spmv_ell_<t>_b4: batches of 4 slots (32

@@ -26,32 +26,112 @@
 // `perm` is null.
 
 // Slots s0 .. s1 of local row r of a slice whose slots start at idx: C
-// apart (slot_sum in common.cuh), columns read through `cols`. Every lane of
-// a slice runs the same slots, so the trip count does not diverge.
-template <int K, typename T, typename Cols>
-__device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1, const Cols cols,
+// apart (slot_sum in common.cuh). Every lane of a slice runs the same slots,
+// so the trip count does not diverge.
+template <int K, typename T>
+__device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
+                                        const int* __restrict__ col_idx,
                                         const T* __restrict__ vals, const T* __restrict__ x) {
-    return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, cols, vals, x);
+    return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, col_idx, vals, x);
 }
 
-// The column reader of a slice: the stored 32-bit indices, or (`sell-u16`)
-// 16-bit offsets from the slice's base column.
-struct SliceCols32 {
+// `sell-u16`'s columns: per slice a base column and, from u16_ptr[slice]
+// on, 16-bit offsets from it in pairs: slots 2j and 2j + 1 of local row r
+// are the low and high half of the 32-bit word j * C + r (one 4-byte load
+// gathers two columns; 2-byte loads, one a slot, ran slower than the 32-bit
+// indices in f64). SELL_U16_PAD marks padding, and the high half past an
+// odd width. Built by layout::sell_u16 for the first `cap` slots.
+#define SELL_U16_PAD 0xFFFFu
+
+// Sum over the first n slots of a thread whose values start at vidx, C
+// apart, its column pairs at cp, C words apart; KP = 0: a plain loop
+// (2 pairs a trip for 4-byte values, else 1), KP > 0: batches of KP pairs loaded ahead of their
+// gathers, as slot_sum's batches.
+template <int KP, typename T>
+__device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __restrict__ cp,
+                                      int base, const T* __restrict__ vals,
+                                      const T* __restrict__ x) {
+    T sum = T(0);
+    const int np = (n + 1) >> 1;
+    if constexpr (KP == 0) {
+// two pairs a trip spilled 60 bytes in f64 under 32 registers
+#pragma unroll(sizeof(T) == 4 ? 2 : 1)
+        for (int j = 0; j < np; ++j) {
+            const unsigned pr = ldcs(cp + (i64)j * C);
+            const T v0 = ldcs(vals + vidx + (i64)(2 * j) * C);
+            const T v1 = 2 * j + 1 < n ? ldcs(vals + vidx + (i64)(2 * j + 1) * C) : T(0);
+            const unsigned c0 = pr & 0xFFFFu, c1 = pr >> 16;
+            if (c0 != SELL_U16_PAD) sum += v0 * ld(x + base + (int)c0);
+            if (c1 != SELL_U16_PAD) sum += v1 * ld(x + base + (int)c1);
+        }
+    } else {
+        unsigned pn[KP];
+        T an[KP], bn[KP];
+#pragma unroll
+        for (int k = 0; k < KP; ++k) {
+            pn[k] = k < np ? ldcs(cp + (i64)k * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
+            an[k] = 2 * k < n ? ldcs(vals + vidx + (i64)(2 * k) * C) : T(0);
+            bn[k] = 2 * k + 1 < n ? ldcs(vals + vidx + (i64)(2 * k + 1) * C) : T(0);
+        }
+        for (int j = 0; j < np; j += KP) {
+            unsigned pr[KP];
+            T a[KP], b[KP];
+#pragma unroll
+            for (int k = 0; k < KP; ++k) {
+                pr[k] = pn[k];
+                a[k] = an[k];
+                b[k] = bn[k];
+            }
+#pragma unroll
+            for (int k = 0; k < KP; ++k) {
+                const int q = j + KP + k;  // the next batch's pair
+                pn[k] = q < np ? ldcs(cp + (i64)q * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
+                an[k] = 2 * q < n ? ldcs(vals + vidx + (i64)(2 * q) * C) : T(0);
+                bn[k] = 2 * q + 1 < n ? ldcs(vals + vidx + (i64)(2 * q + 1) * C) : T(0);
+            }
+#pragma unroll
+            for (int k = 0; k < KP; ++k) {
+                const unsigned c0 = pr[k] & 0xFFFFu, c1 = pr[k] >> 16;
+                if (c0 != SELL_U16_PAD) sum += a[k] * ld(x + base + (int)c0);
+                if (c1 != SELL_U16_PAD) sum += b[k] * ld(x + base + (int)c1);
+            }
+        }
+    }
+    return sum;
+}
+
+// What a thread of the main kernel sums: its first w slots (local row r of
+// `slice`, values from vidx, C apart), through the stored 32-bit indices
+// (Slots32, slot_sum's batches of K) or `sell-u16`'s pairs (SlotsU16,
+// batches of KP pairs).
+template <int K>
+struct Slots32 {
     const int* __restrict__ col_idx;
-    __device__ __forceinline__ Cols32 operator()(i64) const { return Cols32{col_idx}; }
+    template <typename T>
+    __device__ __forceinline__ T operator()(i64, int, i64 vidx, int w, int C,
+                                            const T* __restrict__ vals,
+                                            const T* __restrict__ x) const {
+        return sell_slots<K>(C, vidx, 0, w, col_idx, vals, x);
+    }
 };
-struct SliceCols16 {
-    const unsigned short* __restrict__ cols;
+template <int KP>
+struct SlotsU16 {
     const int* __restrict__ base;
-    __device__ __forceinline__ Cols16 operator()(i64 slice) const {
-        return Cols16{cols, ld(base + slice)};
+    const i64* __restrict__ u16_ptr;
+    const unsigned short* __restrict__ cols;
+    template <typename T>
+    __device__ __forceinline__ T operator()(i64 slice, int r, i64 vidx, int w, int C,
+                                            const T* __restrict__ vals,
+                                            const T* __restrict__ x) const {
+        const unsigned* cp = reinterpret_cast<const unsigned*>(cols + ld(u16_ptr + slice)) + r;
+        return pair_sum<KP>(vidx, (i64)C, w, cp, ld(base + slice), vals, x);
     }
 };
 
-template <int K, typename T, typename SliceCols>
+template <typename T, typename Slots>
 __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
                      const ofs_t* __restrict__ slice_ptr,
-                     const int* __restrict__ slice_width, const SliceCols cols_of,
+                     const int* __restrict__ slice_width, const Slots slots,
                      const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y) {
     const i64 t = global_thread_id();
     const i64 slice = t / C;
@@ -59,8 +139,7 @@ __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;
     const int w = min(ld(slice_width + slice), cap);
-    const T sum =
-        sell_slots<K>(C, (i64)ld(slice_ptr + slice) + r, 0, w, cols_of(slice), vals, x);
+    const T sum = slots(slice, r, (i64)ld(slice_ptr + slice) + r, w, C, vals, x);
     stcs(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
@@ -81,40 +160,34 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     if (p >= nrows) return;
     const int s0 = ld(tail_chunk + j) * cap;
     const int s1 = min(s0 + cap, ld(slice_width + slice));
-    const T sum =
-        sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, Cols32{col_idx}, vals, x);
+    const T sum = sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
     atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 
 // spmv_sell_<t>: the plain loop, spmv_sell_<t>_b4: batches of 4 slots (32
 // registers), spmv_sell_<t>_deep: batches of 8 (64 registers); complex64's
 // _b4 takes 2, complex128 half of either (slot_sum in common.cuh,
-// plan::slot_batch). The host runs the
-// plain kernel as `sell` and the batched ones as `sell-batched`; the tail
-// runs the plain loop. spmv_sell_<t>_u16[_deep]: the plain and the deep kernel reading
-// 16-bit column offsets from a base column per slice instead of the 32-bit
-// indices (`sell-u16` the plain loop, `sell-u16-batched` the batches of 8;
-// a _u16_b4 spilled 72-112 bytes under 32 registers in f32 and f64, ptxas
-// -v sm_90). The host builds the offsets where every slice's columns, up
-// to the cap, span at most 65535 (layout::narrow_sell_columns); the tail
-// reads the 32-bit indices.
-#define SELL_VARIANT(t, T, suffix, BOUNDS, K, IDX, COLS)                                  \
-    extern "C" __global__ void BOUNDS spmv_sell_##t##suffix(                              \
-        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,               \
-        const int* slice_width, IDX, const T* vals, const T* x, T* y) {                   \
-        sell<K, T>(nrows, C, cap, perm, slice_ptr, slice_width, COLS, vals, x, y);        \
+// plan::slot_batch). The host runs the plain kernel as `sell` and the
+// batched ones as `sell-batched`; the tail runs the plain loop.
+// spmv_sell_<t>_u16: the plain loop over `sell-u16`'s column pairs,
+// spmv_sell_<t>_u16_deep: batches of 4 pairs (8 slots; complex128 2) under
+// 64 registers (`sell-u16-batched`); the tail reads the 32-bit indices.
+#define SELL_VARIANT(t, T, suffix, BOUNDS, IDX, SLOTS)                                     \
+    extern "C" __global__ void BOUNDS spmv_sell_##t##suffix(                               \
+        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
+        const int* slice_width, IDX, const T* vals, const T* x, T* y) {                    \
+        sell<T>(nrows, C, cap, perm, slice_ptr, slice_width, SLOTS, vals, x, y);           \
     }
 #define SELL_I32 const int *col_idx
-#define SELL_U16 const int *base, const unsigned short *cols
+#define SELL_U16 const int *base, const i64 *u16_ptr, const unsigned short *cols
 #define SELL(t, T)                                                                         \
-    SELL_VARIANT(t, T, , SPMV_BOUNDS, 0, SELL_I32, SliceCols32{col_idx})                   \
-    SELL_VARIANT(t, T, _b4, SPMV_BOUNDS, (SlotBatch<T, 4>::value), SELL_I32,               \
-                 SliceCols32{col_idx})                                                     \
-    SELL_VARIANT(t, T, _deep, SLOT_BOUNDS_DEEP, (SlotBatch<T, 8>::value), SELL_I32,        \
-                 SliceCols32{col_idx})                                                     \
-    SELL_VARIANT(t, T, _u16, SPMV_BOUNDS, 0, SELL_U16, (SliceCols16{cols, base}))          \
-    SELL_VARIANT(t, T, _u16_deep, SLOT_BOUNDS_DEEP, (SlotBatch<T, 8>::value), SELL_U16,    \
-                 (SliceCols16{cols, base}))                                                \
+    SELL_VARIANT(t, T, , SPMV_BOUNDS, SELL_I32, Slots32<0>{col_idx})                       \
+    SELL_VARIANT(t, T, _b4, SPMV_BOUNDS, SELL_I32, (Slots32<SlotBatch<T, 4>::value>{col_idx})) \
+    SELL_VARIANT(t, T, _deep, SLOT_BOUNDS_DEEP, SELL_I32,                                  \
+                 (Slots32<SlotBatch<T, 8>::value>{col_idx}))                               \
+    SELL_VARIANT(t, T, _u16, SPMV_BOUNDS, SELL_U16, (SlotsU16<0>{base, u16_ptr, cols}))    \
+    SELL_VARIANT(t, T, _u16_deep, SLOT_BOUNDS_DEEP, SELL_U16,                              \
+                 (SlotsU16<SlotBatch<T, 8>::value / 2>{base, u16_ptr, cols}))              \
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \
         const int* slice_width, const int* tail_slice, const int* tail_chunk,              \

@@ -744,16 +744,17 @@ pub fn bench<T: Scalar, I: Index>(
                         ..traffic
                     }
                 }
-                // 2 bytes a slot less in the main kernel's slots, a base
-                // column a slice more
+                // the main kernel's columns as 16-bit pairs, a base column
+                // and a start a slice, instead of its 32-bit indices
                 GpuKernel::SellU16 | GpuKernel::SellU16Batched => match &m {
                     DeviceMatrix::Sell(s) => {
                         let set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                        let halved = set.as_ref().and_then(|r| r.as_ref().ok());
-                        let saved = halved.map_or(0, |n| 2 * n.main_slots);
-                        Traffic {
-                            matrix: (traffic.matrix + 4 * s.nslices as u64).saturating_sub(saved),
-                            ..traffic
+                        match set.as_ref() {
+                            Some(Ok(n)) => Traffic {
+                                matrix: (traffic.matrix + n.bytes).saturating_sub(4 * n.main_slots),
+                                ..traffic
+                            },
+                            _ => traffic,
                         }
                     }
                     _ => traffic,

@@ -382,9 +382,15 @@ pub(crate) struct DevSell {
 pub(crate) struct DevU16 {
     /// Base column of every slice.
     pub base: DevIdx,
-    /// 16-bit column offsets, at the places of `col_idx`.
+    /// Where each slice's pairs start in `cols` (16-bit units).
+    pub ptr: CudaSlice<i64>,
+    /// 16-bit column offsets in pairs.
     pub cols: CudaSlice<u16>,
-    /// Slots whose index bytes are halved ([`crate::layout::SellU16::main_slots`]).
+    /// Bytes the main kernel reads for its columns: 2 a stored offset, the
+    /// base and the start of every slice.
+    pub bytes: u64,
+    /// Slots the main kernel walks ([`crate::layout::SellU16::main_slots`]),
+    /// whose 32-bit indices it no longer reads.
     pub main_slots: u64,
 }
 
@@ -411,7 +417,9 @@ impl DevSell {
         drop(cols);
         Ok(DevU16 {
             base: upload_i32(s, &h.base)?,
+            ptr: htod(s, &h.ptr)?,
             cols: htod(s, &h.cols)?,
+            bytes: 2 * h.cols.len() as u64 + 12 * n as u64,
             main_slots: h.main_slots,
         })
     }

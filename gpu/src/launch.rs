@@ -62,16 +62,16 @@ pub enum GpuKernel {
     /// products run [`GpuKernel::Sell`].
     SellBatched,
     /// [`GpuKernel::Sell`] reading each column as a 16-bit offset from a
-    /// base column of its slice instead of a 32-bit index (2 bytes a slot
-    /// less: stencils, banded and FEM matrices, any matrix of at most 65535
-    /// columns); the offsets are built from the layout on first use
-    /// ([`crate::layout::sell_u16`]), and a matrix with a slice whose columns
-    /// span more gets [`GpuError::NotApplicable`] (`bench` lists it as
-    /// skipped).
+    /// base column of its slice instead of a 32-bit index, two slots' in one
+    /// 4-byte load (2 bytes a slot less: stencils, banded and FEM matrices,
+    /// any matrix of at most 65535 columns); the offsets are built from the
+    /// layout on first use ([`crate::layout::sell_u16`]), and a matrix with a
+    /// slice whose columns span more gets [`GpuError::NotApplicable`]
+    /// (`bench` lists it as skipped).
     SellU16,
-    /// [`GpuKernel::SellU16`] with the batched loads of
-    /// [`GpuKernel::SellBatched`], always in batches of 8 (the `_deep`
-    /// kernel: batches of 4 spilled with 16-bit columns).
+    /// [`GpuKernel::SellU16`] with batched loads as
+    /// [`GpuKernel::SellBatched`]'s deep kernel: batches of 4 pairs (8
+    /// slots) under a 64-register cap.
     SellU16Batched,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
@@ -823,15 +823,15 @@ impl Prepared<'_> {
                             "the 16-bit columns (prepare the kernel again)".into(),
                         ));
                     };
-                    b.arg(&n.base.buf).arg(&n.cols);
+                    b.arg(&n.base.buf).arg(&n.ptr).arg(&n.cols);
                 } else {
                     b.arg(&s.col_idx.buf);
                 }
                 b.arg(&s.vals.buf).arg(&x.buf).arg(&mut y.buf);
                 // SAFETY: argument list matches spmv_sell_<t>[_b4|_deep] (the
-                // column indices) or spmv_sell_<t>_u16[_deep] (base and
-                // offsets, built from this layout with its cap); a null
-                // perm is allowed.
+                // column indices) or spmv_sell_<t>_u16[_deep] (base, pair
+                // starts and offsets, built from this layout with its cap,
+                // every start even); a null perm is allowed.
                 unsafe { b.launch(main_cfg) }?;
             }
         }

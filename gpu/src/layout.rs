@@ -82,23 +82,38 @@ pub fn coo_rows_from_row_ptr<I: Index>(row_ptr: &[I]) -> Vec<i32> {
 
 /// The column indices of a SELL layout as the `sell-u16` kernels read them
 /// ([`sell_u16`]): per slice a base column, per slot a 16-bit offset from
-/// it, half the bytes of the 32-bit indices.
+/// it, in pairs: slots `2j` and `2j + 1` of local row `r` of slice `k` are
+/// the low and high half of the 32-bit word `j * C + r` from `ptr[k]` (in
+/// 16-bit units), so one 4-byte load gathers two columns (one 2-byte load a
+/// slot ran slower than the 32-bit indices in f64 on the H100).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SellU16 {
     /// Per slice, the smallest column of its entries in the slots the main
     /// kernel walks (0 for a slice without any).
     pub base: Vec<i32>,
-    /// Per slot, at the same place as the layout's `col_idx`: the column
-    /// minus its slice's base, [`SELL_U16_PAD`] for padding and for the
-    /// slots past the cap (the tail kernel reads those as 32-bit indices).
+    /// `nslices + 1` offsets into `cols`: slice `k` holds `ceil(min(width,
+    /// cap) / 2)` words of `C` rows (even, so every word is aligned).
+    pub ptr: Vec<i64>,
+    /// The offsets: column minus its slice's base, [`SELL_U16_PAD`] for
+    /// padding and past an odd width (slots past the cap are not stored: the
+    /// tail kernel reads them as 32-bit indices).
     pub cols: Vec<u16>,
     /// Slots the main kernel walks: the slices' widths up to the cap, times
-    /// the slice height (the slots whose index bytes are halved).
+    /// the slice height.
     pub main_slots: u64,
 }
 
+impl SellU16 {
+    /// Where slot `s` of local row `r` of slice `k` is in [`SellU16::cols`]
+    /// (`c` rows per slice).
+    #[must_use]
+    pub fn at(&self, c: usize, k: usize, s: usize, r: usize) -> usize {
+        self.ptr[k] as usize + (s / 2) * 2 * c + 2 * r + (s & 1)
+    }
+}
+
 /// The offset of a padding slot in [`SellU16::cols`] (`SELL_U16_PAD` in
-/// `common.cuh`); offsets of entries are `0..SELL_U16_PAD`.
+/// `sell.cu`); offsets of entries are `0..SELL_U16_PAD`.
 pub const SELL_U16_PAD: u16 = u16::MAX;
 
 /// Builds [`SellU16`] from the arrays of a SELL layout (`c` rows per
@@ -113,7 +128,11 @@ pub const SELL_U16_PAD: u16 = u16::MAX;
 /// // two slices of two rows: [0, 5] [6, -] / [70000, 70001] [-, -]
 /// let n = sell_u16(2, 64, &[0i32, 4, 6], &[2i32, 1], &[0i32, 6, 5, -1, 70_000, 70_001]).unwrap();
 /// assert_eq!(n.base, vec![0, 70_000]);
-/// assert_eq!(n.cols, vec![0, 6, 5, SELL_U16_PAD, 0, 1]);
+/// assert_eq!(n.ptr, vec![0, 4, 8]);
+/// // slice 0: row 0 slots 0, 1; row 1 slots 0, 1 (padding)
+/// assert_eq!(n.cols[..4], [0, 5, 6, SELL_U16_PAD]);
+/// // slice 1: width 1, the high halves past it
+/// assert_eq!(n.cols[4..], [0, SELL_U16_PAD, 1, SELL_U16_PAD]);
 /// // a slice whose columns span 100k
 /// assert!(sell_u16(2, 64, &[0i32, 2], &[1i32], &[0i32, 100_000]).is_err());
 /// ```
@@ -134,23 +153,27 @@ pub fn sell_u16<P: Index, I: Index>(
     };
     let nslices = slice_width.len();
     let c = c.max(1);
-    // each slice's main slots: a range of col_idx
-    let mut ranges = Vec::with_capacity(nslices);
+    // each slice's start in col_idx and its main slots
+    let mut slices = Vec::with_capacity(nslices);
+    let mut ptr = Vec::with_capacity(nslices + 1);
+    ptr.push(0i64);
     for (k, w) in slice_width.iter().enumerate() {
         let start = slice_ptr.get(k).map_or(usize::MAX, |v| v.to_usize());
         let end = slice_ptr.get(k + 1).map_or(usize::MAX, |v| v.to_usize());
         let w = w.to_usize();
-        let main = w.min(cap).saturating_mul(c);
         if start > end || end > col_idx.len() || w.saturating_mul(c) != end - start {
             return Err(not(format!("slice {k} is not a SELL slice of {c} rows")));
         }
-        ranges.push(start..start + main);
+        let main = w.min(cap);
+        slices.push((start, main));
+        let words = main.div_ceil(2) * c;
+        ptr.push(ptr[k] + 2 * words as i64);
     }
-    let spans: Vec<Option<(i64, i64)>> = ranges
+    let spans: Vec<Option<(i64, i64)>> = slices
         .par_iter()
         .with_min_len(256)
-        .map(|r| {
-            col_idx[r.clone()]
+        .map(|&(start, main)| {
+            col_idx[start..start + main * c]
                 .iter()
                 .map(|v| v.to_i64())
                 .filter(|&v| v >= 0)
@@ -176,32 +199,34 @@ pub fn sell_u16<P: Index, I: Index>(
         .iter()
         .map(|s| s.map_or(0, |(lo, _)| lo as i32))
         .collect();
-    let mut cols = vec![SELL_U16_PAD; col_idx.len()];
-    // each slice's main slots are a disjoint window of the output
+    let total = ptr.last().map_or(0, |&v| v as usize);
+    let mut cols = vec![SELL_U16_PAD; total];
+    // each slice's words are a disjoint window of the output
     let mut parts: Vec<(usize, &mut [u16])> = Vec::with_capacity(nslices);
-    let (mut rest, mut at): (&mut [u16], usize) = (&mut cols, 0);
-    for (k, r) in ranges.iter().enumerate() {
-        let (_, tail) = rest.split_at_mut(r.start - at);
-        let (window, tail) = tail.split_at_mut(r.len());
+    let mut rest: &mut [u16] = &mut cols;
+    for k in 0..nslices {
+        let (window, tail) = rest.split_at_mut((ptr[k + 1] - ptr[k]) as usize);
         parts.push((k, window));
         rest = tail;
-        at = r.end;
     }
     parts
         .into_par_iter()
         .with_min_len(256)
         .for_each(|(k, window)| {
-            let b = i64::from(base[k]);
-            for (o, v) in window.iter_mut().zip(&col_idx[ranges[k].clone()]) {
-                let v = v.to_i64();
-                if v >= 0 {
-                    *o = (v - b) as u16;
+            let ((start, main), b) = (slices[k], i64::from(base[k]));
+            for s in 0..main {
+                for r in 0..c {
+                    let v = col_idx[start + s * c + r].to_i64();
+                    if v >= 0 {
+                        window[(s / 2) * 2 * c + 2 * r + (s & 1)] = (v - b) as u16;
+                    }
                 }
             }
         });
-    let main_slots = ranges.iter().map(|r| r.len() as u64).sum();
+    let main_slots = slices.iter().map(|&(_, m)| (m * c) as u64).sum();
     Ok(SellU16 {
         base,
+        ptr,
         cols,
         main_slots,
     })
@@ -365,16 +390,26 @@ mod tests {
         let fits = one(&[100_000, 165_534]).unwrap();
         assert_eq!(fits.base, vec![100_000]);
         assert_eq!(fits.cols, vec![0, 65_534]);
-        assert_eq!(fits.main_slots, 2);
+        assert_eq!((fits.ptr, fits.main_slots), (vec![0, 2], 2));
         let err = one(&[0, 65_535]).unwrap_err().to_string();
         assert!(err.contains("sell-u16") && err.contains("slice 0"), "{err}");
         // past the cap (1 slot): the far column is the tail's, not counted
         let capped = sell_u16(1, 1, &[0i32, 2], &[2i32], &[5i32, 1_000_000]).unwrap();
         assert_eq!(capped.cols, vec![0, SELL_U16_PAD]);
         assert_eq!(capped.main_slots, 1);
+        // three slots of three rows: pairs (0, 1) then (2, pad), row-interleaved
+        let ci: Vec<i32> = (0..9).collect(); // slot s of row r: column 3 s + r
+        let p = sell_u16(3, 64, &[0i32, 9], &[3i32], &ci).unwrap();
+        let pad = SELL_U16_PAD;
+        assert_eq!(p.cols, vec![0, 3, 1, 4, 2, 5, 6, pad, 7, pad, 8, pad]);
+        for s in 0..3 {
+            for r in 0..3 {
+                assert_eq!(p.cols[p.at(3, 0, s, r)], (3 * s + r) as u16);
+            }
+        }
         // a slice of padding only: base 0, every slot padding
         let empty = sell_u16(2, 8, &[0i64, 2], &[1i32], &[-1i32, -1]).unwrap();
-        assert_eq!((empty.base, empty.cols), (vec![0], vec![SELL_U16_PAD; 2]));
+        assert_eq!((empty.base, empty.cols), (vec![0], vec![SELL_U16_PAD; 4]));
         // arrays that are no SELL layout: an error, not a panic
         for (ptr, width, cols) in [
             (vec![0i32, 4], vec![1i32], vec![0i32, 1]),

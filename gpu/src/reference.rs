@@ -635,7 +635,8 @@ pub fn spmv_sell<T: Scalar, I: Index>(
 /// Reference of `spmv_sell_<t>_u16` (`sell-u16`): [`spmv_sell`] with the
 /// main kernel's columns read from `narrow` (built by
 /// [`crate::layout::sell_u16`] with the same `c` and `cap`) as the slice's
-/// base plus the slot's 16-bit offset, [`crate::layout::SELL_U16_PAD`]
+/// base plus the slot's 16-bit offset, in its pair
+/// ([`crate::layout::SellU16::at`]), [`crate::layout::SELL_U16_PAD`]
 /// skipped; the tail reads `col_idx`.
 #[must_use]
 #[allow(clippy::too_many_arguments)]
@@ -652,7 +653,8 @@ pub fn spmv_sell_u16<T: Scalar, I: Index>(
     x: &[T],
 ) -> Vec<f64> {
     let main = |k: usize, idx: usize| {
-        let o = narrow.cols[idx];
+        let d = idx - slice_ptr[k].to_usize();
+        let o = narrow.cols[narrow.at(c, k, d / c, d % c)];
         (o != crate::layout::SELL_U16_PAD)
             .then(|| (i64::from(narrow.base[k]) + i64::from(o)) as usize)
     };
