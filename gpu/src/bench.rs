@@ -712,9 +712,11 @@ pub fn bench<T: Scalar, I: Index>(
                     if matches!(kernel, GpuKernel::CsrPanels(_))
                         || matches!(e, GpuError::NotApplicable { .. }) =>
                 {
+                    // in a sweep, the layout it was refused on
+                    let at = cfg.layout.map(|l| format!("{l}: ")).unwrap_or_default();
                     skipped.push(Skipped {
                         kernel: name,
-                        reason: e.to_string(),
+                        reason: format!("{at}{e}"),
                     });
                     continue;
                 }
