@@ -63,7 +63,15 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             sparsetool_formats::FormatKind::Sell => MatrixRef::Sell(&sell),
             sparsetool_formats::FormatKind::Csc => MatrixRef::Csc(&csc),
         };
-        let y = spmv_gpu_with(&ctx, &a, &x, k)?;
+        let y = match spmv_gpu_with(&ctx, &a, &x, k) {
+            Ok(y) => y,
+            // sell-u16 on a matrix whose columns do not fit its offsets
+            Err(e @ sparsetool_gpu::GpuError::NotApplicable { .. }) => {
+                println!("  {:14} skipped: {e}", k.name());
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         println!("  {:14} rel_error {:.2e}", k.name(), rel_error(&y, &y_ref));
     }
     Ok(ExitCode::SUCCESS)

@@ -75,18 +75,29 @@ __device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
 // to y at once); then a warp segmented scan over each thread's last row
 // joins the rows that cross lanes, and the first row of a thread takes the
 // scan of the lane before it. Every row piece is added with atomicAdd (a row
-// can span tiles, and HYB adds onto the ELL part).
+// can span tiles, and HYB adds onto the ELL part), except each warp's last
+// piece, the one that may go on into the next tile: the warps of a block
+// leave those in shared memory, and one thread adds them, pieces of the same
+// row summed first. A row of many tiles (a dense row: the arrowhead's 46 500
+// entries are 727 tiles in f64) then takes one atomic a block instead of
+// one a warp, on the one address where they serialise. The warps of a block
+// run the same number of tiles (tiles past the end hold no entry), so every
+// thread reaches the barriers.
 template <typename T, int ITEMS>
 __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                               const int* __restrict__ cols,
                               const T* __restrict__ vals,
                               const T* __restrict__ x, T* __restrict__ y) {
+    __shared__ int tail_row[32];
+    __shared__ T tail_sum[32];
     const int lane = threadIdx.x & 31;
-    const i64 warp = global_thread_id() >> 5;
-    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    const int wib = threadIdx.x >> 5;  // warp in block
+    const int nw = blockDim.x >> 5;
+    const i64 tile = 32 * ITEMS;
     const int NONE = 0x7fffffff;  // key of a missing entry: after every row
-    for (i64 base = warp * (32 * ITEMS); base < nnz; base += nwarps * (32 * ITEMS)) {
-        const i64 k0 = base + (i64)lane * ITEMS;
+    for (i64 bbase = (i64)blockIdx.x * nw * tile; bbase < nnz;
+         bbase += (i64)gridDim.x * nw * tile) {
+        const i64 k0 = bbase + wib * tile + (i64)lane * ITEMS;
         int r[ITEMS];
         T p[ITEMS];
         if (k0 + ITEMS <= nnz) {
@@ -139,9 +150,30 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         if (multi && r[0] != NONE) {
             atomic_add(y + r[0], first + ((lane > 0 && prev_key == r[0]) ? prev : T(0)));
         }
-        if (cur != NONE && (lane == 31 || next_first != cur)) {
+        if (cur != NONE && lane < 31 && next_first != cur) {
             atomic_add(y + cur, scan);
         }
+        // the warp's last piece (lane 31's row; NONE past the end)
+        if (lane == 31) {
+            tail_row[wib] = cur;
+            tail_sum[wib] = scan;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            int row = tail_row[0];
+            T sum = tail_sum[0];
+            for (int w = 1; w < nw; ++w) {
+                if (tail_row[w] == row) {
+                    sum += tail_sum[w];
+                } else {
+                    if (row != NONE) atomic_add(y + row, sum);
+                    row = tail_row[w];
+                    sum = tail_sum[w];
+                }
+            }
+            if (row != NONE) atomic_add(y + row, sum);
+        }
+        __syncthreads();
     }
 }
 

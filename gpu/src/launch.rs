@@ -65,13 +65,14 @@ pub enum GpuKernel {
     /// base column of its slice instead of a 32-bit index, two slots' in one
     /// 4-byte load (2 bytes a slot less: stencils, banded and FEM matrices,
     /// any matrix of at most 65535 columns); the offsets are built from the
-    /// layout on first use ([`crate::layout::sell_u16`]), and a matrix with a
-    /// slice whose columns span more gets [`GpuError::NotApplicable`]
-    /// (`bench` lists it as skipped).
+    /// layout on first use ([`crate::layout::sell_u16`]) for the slots the
+    /// main kernel walks (the long-row tail reads the 32-bit indices), and a
+    /// matrix with a slice whose columns there lie 65535 or more apart gets
+    /// [`GpuError::NotApplicable`] (`bench` lists it as skipped).
     SellU16,
     /// [`GpuKernel::SellU16`] with batched loads as
     /// [`GpuKernel::SellBatched`]'s deep kernel: batches of 4 pairs (8
-    /// slots) under a 64-register cap.
+    /// slots; complex128 2 pairs) under a 64-register cap.
     SellU16Batched,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
@@ -623,15 +624,18 @@ pub(crate) fn prepare<'m>(
             p.u16 = matches!(kernel, GpuKernel::SellU16 | GpuKernel::SellU16Batched);
             if s.dims.nrows > 0 {
                 let v = if p.u16 {
-                    // offsets first: a matrix they do not fit gets no kernel
+                    // offsets first: a matrix they do not fit gets no
+                    // kernel (remembered); a driver or memory error is
+                    // returned as it is and not remembered
                     let mut set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                    let built = set.get_or_insert_with(|| {
-                        s.u16_columns(ctx.stream()).map_err(|e| match e {
-                            GpuError::NotApplicable { reason, .. } => reason,
-                            other => other.to_string(),
-                        })
-                    });
-                    if let Err(reason) = built {
+                    if set.is_none() {
+                        *set = Some(match s.u16_columns(ctx.stream()) {
+                            Ok(n) => Ok(n),
+                            Err(GpuError::NotApplicable { reason, .. }) => Err(reason),
+                            Err(e) => return Err(e),
+                        });
+                    }
+                    if let Some(Err(reason)) = set.as_ref() {
                         return Err(GpuError::NotApplicable {
                             kernel: kernel.name(),
                             reason: reason.clone(),
@@ -816,8 +820,10 @@ impl Prepared<'_> {
                     None => b.arg(&null),
                 };
                 b.arg(&s.slice_ptr.buf).arg(&s.slice_width.buf);
-                let set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                if self.u16 {
+                let set = self
+                    .u16
+                    .then(|| s.u16.lock().unwrap_or_else(PoisonError::into_inner));
+                if let Some(set) = &set {
                     let Some(Ok(n)) = set.as_ref() else {
                         return Err(GpuError::MissingKernel(
                             "the 16-bit columns (prepare the kernel again)".into(),

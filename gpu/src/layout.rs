@@ -119,9 +119,11 @@ pub const SELL_U16_PAD: u16 = u16::MAX;
 /// Builds [`SellU16`] from the arrays of a SELL layout (`c` rows per
 /// slice, `slice_ptr` with `nslices + 1` offsets, `slice_width`, `col_idx`
 /// with -1 for padding), for a main kernel that walks the first `cap` slots
-/// of each slice: possible when every slice's columns in those slots span
-/// fewer than 65535 (stencils and banded matrices of any size, and every
-/// matrix of at most 65535 columns).
+/// of each slice: possible when in every slice the columns of those slots
+/// lie at most 65534 apart (the largest offset; 0xFFFF marks padding):
+/// stencils and banded matrices of any size, and every matrix of at most
+/// 65535 columns. The slots past the cap (the long-row tail) are not
+/// stored and may hold any column.
 ///
 /// ```
 /// use sparsetool_gpu::layout::{sell_u16, SELL_U16_PAD};
@@ -138,8 +140,8 @@ pub const SELL_U16_PAD: u16 = u16::MAX;
 /// ```
 ///
 /// # Errors
-/// [`GpuError::NotApplicable`] naming the first slice whose columns span
-/// more, or where the arrays do not describe a SELL layout.
+/// [`GpuError::NotApplicable`] naming the first slice whose columns lie
+/// further apart, or where the arrays do not describe a SELL layout.
 pub fn sell_u16<P: Index, I: Index>(
     c: usize,
     cap: usize,
@@ -197,8 +199,12 @@ pub fn sell_u16<P: Index, I: Index>(
     }
     let base: Vec<i32> = spans
         .iter()
-        .map(|s| s.map_or(0, |(lo, _)| lo as i32))
-        .collect();
+        .enumerate()
+        .map(|(k, s)| {
+            let lo = s.map_or(0, |(lo, _)| lo);
+            i32::try_from(lo).map_err(|_| not(format!("slice {k}: column {lo} beyond 32 bits")))
+        })
+        .collect::<Result<_, _>>()?;
     let total = ptr.last().map_or(0, |&v| v as usize);
     let mut cols = vec![SELL_U16_PAD; total];
     // each slice's words are a disjoint window of the output

@@ -19,7 +19,7 @@
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
 //! | `sell-batched` | SELL-C-sigma | `sell` with each thread's indices and values loaded a batch ahead of its `x` gathers |
-//! | `sell-u16`, `sell-u16-batched` | SELL-C-sigma | `sell` and `sell-batched` reading 16-bit column offsets from a base column per slice, two in one 4-byte load (where every slice's columns span at most 65535) |
+//! | `sell-u16`, `sell-u16-batched` | SELL-C-sigma | `sell` and `sell-batched` reading 16-bit column offsets from a base column per slice, two in one 4-byte load (where each slice's columns, up to the long-row cap, lie at most 65534 apart) |
 //! | `csc-scatter` | CSC | the `coo` kernel on the entries in column order |
 //!
 //! `y = Aᵀ x` ([`spmv_gpu_transpose`]) needs no kernel of its own: the CSC

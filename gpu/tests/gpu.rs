@@ -889,6 +889,16 @@ fn bench_small_matrix_all_ok() {
                 "no cuSPARSE result: {:?}",
                 rep.skipped
             );
+            // at most 30 000 columns: the 16-bit SELL kernels always run
+            for kernel in ["sell-u16", "sell-u16-batched"] {
+                assert!(
+                    rep.results.iter().any(|k| k.kernel == kernel
+                        && k.params.get("column_bits") == Some(&serde_json::json!(16))),
+                    "{name} {}: no {kernel} result: {:?}",
+                    rep.dtype,
+                    rep.skipped
+                );
+            }
         }
     }
 }
