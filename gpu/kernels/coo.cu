@@ -75,29 +75,37 @@ __device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
 // to y at once); then a warp segmented scan over each thread's last row
 // joins the rows that cross lanes, and the first row of a thread takes the
 // scan of the lane before it. Every row piece is added with atomicAdd (a row
-// can span tiles, and HYB adds onto the ELL part), except each warp's last
-// piece, the one that may go on into the next tile: the warps of a block
-// leave those in shared memory, and one thread adds them, pieces of the same
-// row summed first. A row of many tiles (a dense row: the arrowhead's 46 500
-// entries are 727 tiles in f64) then takes one atomic a block instead of
-// one a warp, on the one address where they serialise. The warps of a block
-// run the same number of tiles (tiles past the end hold no entry), so every
-// thread reaches the barriers.
+// can span tiles, and HYB adds onto the ELL part).
+//
+// With MERGE (values of 8 bytes or more), each warp's last piece, the one
+// that may go on into the next tile, is not added at once: the warps of a
+// block leave those in shared memory and one thread adds them, pieces of the
+// same row summed first, so a row of many tiles takes one atomic a block
+// instead of one a warp on the one address where they serialise. The warps
+// of a block then walk the same number of tiles (tiles past the end hold no
+// entry), so every thread reaches the barriers. Measured on the H100
+// (BENCHMARKS.md, issue 17): HYB in f64 on a matrix with dense rows 16.7 ->
+// 14.3 us, on circ-8m 62.6 -> 59.4; in f32 the barriers cost 1-3 % (COO and
+// HYB on power laws and circ-8m), so f32 keeps one atomic a warp.
 template <typename T, int ITEMS>
 __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                               const int* __restrict__ cols,
                               const T* __restrict__ vals,
                               const T* __restrict__ x, T* __restrict__ y) {
-    __shared__ int tail_row[32];
-    __shared__ T tail_sum[32];
+    constexpr bool MERGE = sizeof(T) >= 8;
+    __shared__ int tail_row[MERGE ? 32 : 1];
+    __shared__ T tail_sum[MERGE ? 32 : 1];
     const int lane = threadIdx.x & 31;
     const int wib = threadIdx.x >> 5;  // warp in block
     const int nw = blockDim.x >> 5;
     const i64 tile = 32 * ITEMS;
     const int NONE = 0x7fffffff;  // key of a missing entry: after every row
-    for (i64 bbase = (i64)blockIdx.x * nw * tile; bbase < nnz;
-         bbase += (i64)gridDim.x * nw * tile) {
-        const i64 k0 = bbase + wib * tile + (i64)lane * ITEMS;
+    // MERGE: blocks walk tiles of nw warps; else each warp its own tiles
+    const i64 first = MERGE ? (i64)blockIdx.x * nw * tile : (global_thread_id() >> 5) * tile;
+    const i64 step = MERGE ? (i64)gridDim.x * nw * tile
+                           : (((i64)gridDim.x * blockDim.x) >> 5) * tile;
+    for (i64 base = first; base < nnz; base += step) {
+        const i64 k0 = base + (MERGE ? wib * tile : 0) + (i64)lane * ITEMS;
         int r[ITEMS];
         T p[ITEMS];
         if (k0 + ITEMS <= nnz) {
@@ -122,7 +130,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         }
         // the thread's own rows: the first piece waits for a carry, pieces
         // in the middle are complete, the last goes into the scan
-        T first = T(0);
+        T head = T(0);
         bool multi = false;
         int cur = r[0];
         T acc = p[0];
@@ -130,7 +138,7 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         for (int j = 1; j < ITEMS; ++j) {
             if (r[j] != cur) {
                 if (!multi) {
-                    first = acc;
+                    head = acc;
                     multi = true;
                 } else if (cur != NONE) {
                     atomic_add(y + cur, acc);
@@ -148,32 +156,34 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
         const int prev_key = __shfl_up_sync(0xffffffffu, cur, 1);
         const int next_first = __shfl_down_sync(0xffffffffu, r[0], 1);
         if (multi && r[0] != NONE) {
-            atomic_add(y + r[0], first + ((lane > 0 && prev_key == r[0]) ? prev : T(0)));
+            atomic_add(y + r[0], head + ((lane > 0 && prev_key == r[0]) ? prev : T(0)));
         }
-        if (cur != NONE && lane < 31 && next_first != cur) {
+        if (cur != NONE && (lane == 31 ? !MERGE : next_first != cur)) {
             atomic_add(y + cur, scan);
         }
-        // the warp's last piece (lane 31's row; NONE past the end)
-        if (lane == 31) {
-            tail_row[wib] = cur;
-            tail_sum[wib] = scan;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            int row = tail_row[0];
-            T sum = tail_sum[0];
-            for (int w = 1; w < nw; ++w) {
-                if (tail_row[w] == row) {
-                    sum += tail_sum[w];
-                } else {
-                    if (row != NONE) atomic_add(y + row, sum);
-                    row = tail_row[w];
-                    sum = tail_sum[w];
-                }
+        if constexpr (MERGE) {
+            // the warp's last piece (lane 31's row; NONE past the end)
+            if (lane == 31) {
+                tail_row[wib] = cur;
+                tail_sum[wib] = scan;
             }
-            if (row != NONE) atomic_add(y + row, sum);
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                int row = tail_row[0];
+                T sum = tail_sum[0];
+                for (int w = 1; w < nw; ++w) {
+                    if (tail_row[w] == row) {
+                        sum += tail_sum[w];
+                    } else {
+                        if (row != NONE) atomic_add(y + row, sum);
+                        row = tail_row[w];
+                        sum = tail_sum[w];
+                    }
+                }
+                if (row != NONE) atomic_add(y + row, sum);
+            }
+            __syncthreads();
         }
-        __syncthreads();
     }
 }
 
