@@ -77,24 +77,23 @@ __device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
 // scan of the lane before it. Every row piece is added with atomicAdd (a row
 // can span tiles, and HYB adds onto the ELL part).
 //
-// With MERGE (values of 8 bytes or more), each warp's last piece, the one
+// With MERGE (spmv_coo_<t>_segmented_merge), each warp's last piece, the one
 // that may go on into the next tile, is not added at once: the warps of a
 // block leave those in shared memory and one thread adds them, pieces of the
 // same row summed first, so a row of many tiles takes one atomic a block
 // instead of one a warp on the one address where they serialise. The warps
 // of a block then walk the same number of tiles (tiles past the end hold no
 // entry), so every thread reaches the barriers. Measured on the H100
-// (BENCHMARKS.md, issue 17): HYB in f64 on a matrix with dense rows 16.7 ->
-// 14.3 us, on circ-8m 62.6 -> 59.4; in f32 the barriers cost 1-3 % (COO and
-// HYB on power laws and circ-8m), so f32 keeps one atomic a warp.
-template <typename T, int ITEMS>
+// (BENCHMARKS.md, issue 17), in f64: HYB on a matrix with dense rows 16.7 ->
+// 14.3 us, on circ-8m 62.6 -> 59.4, COO on the arrowhead 5.8 -> 5.5; but
+// 1-4 % slower on power laws of rows up to 1000 entries, and in f32 mixed
+// (the arrowhead 4 % slower). The host runs it for values of 8 bytes or
+// more on rows of 64 tiles or longer (plan::coo_merge).
+template <typename T, int ITEMS, bool MERGE>
 __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                               const int* __restrict__ cols,
                               const T* __restrict__ vals,
                               const T* __restrict__ x, T* __restrict__ y) {
-    constexpr bool MERGE = sizeof(T) >= 8;
-    __shared__ int tail_row[MERGE ? 32 : 1];
-    __shared__ T tail_sum[MERGE ? 32 : 1];
     const int lane = threadIdx.x & 31;
     const int wib = threadIdx.x >> 5;  // warp in block
     const int nw = blockDim.x >> 5;
@@ -162,6 +161,8 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
             atomic_add(y + cur, scan);
         }
         if constexpr (MERGE) {
+            __shared__ int tail_row[32];
+            __shared__ T tail_sum[32];
             // the warp's last piece (lane 31's row; NONE past the end)
             if (lane == 31) {
                 tail_row[wib] = cur;
@@ -194,6 +195,10 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_coo_##t##_segmented(                       \
         i64 nnz, const int* rows, const int* cols, const T* vals, const T* x, T* y) {      \
-        coo_segmented<T, COO_ITEMS_##t>(nnz, rows, cols, vals, x, y);                      \
+        coo_segmented<T, COO_ITEMS_##t, false>(nnz, rows, cols, vals, x, y);               \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_coo_##t##_segmented_merge(                 \
+        i64 nnz, const int* rows, const int* cols, const T* vals, const T* x, T* y) {      \
+        coo_segmented<T, COO_ITEMS_##t, true>(nnz, rows, cols, vals, x, y);                \
     }
 SPMV_TYPES(COO)

@@ -317,6 +317,9 @@ pub(crate) struct MergePlan {
 #[derive(Debug)]
 pub(crate) struct DevCoo {
     pub dims: Dims,
+    /// Entries of the longest row ([`plan::coo_merge`]; 0 for a CSC's
+    /// entries in column order, which the segmented kernel does not run).
+    pub longest: usize,
     pub rows: DevIdx,
     pub cols: DevIdx,
     pub vals: DevVals,
@@ -536,6 +539,7 @@ pub(crate) fn upload_csr_as_coo<T: Scalar, I: Index>(
     let rows = coo_rows_from_row_ptr(m.row_ptr());
     Ok(DevCoo {
         dims,
+        longest: m.max_row_len(),
         rows: upload_i32(s, &rows)?,
         cols: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
@@ -553,6 +557,7 @@ pub(crate) fn upload_csc_as_coo<T: Scalar, I: Index>(
     let cols = coo_rows_from_row_ptr(m.col_ptr());
     Ok(DevCoo {
         dims,
+        longest: 0,
         rows: upload_idx(s, "row_idx", m.row_idx())?,
         cols: upload_i32(s, &cols)?,
         vals: upload_vals(s, m.values())?,
@@ -565,8 +570,9 @@ pub(crate) fn upload_coo<T: Scalar, I: Index>(
 ) -> Result<DevCoo, GpuError> {
     let dims = Dims::checked(m.nrows(), m.ncols(), m.nnz())?;
     let sorted = m.rows().windows(2).all(|w| w[0] <= w[1]);
-    let (rows, cols, vals) = if sorted {
+    let (longest, rows, cols, vals) = if sorted {
         (
+            longest_run(m.rows()),
             upload_idx(s, "rows", m.rows())?,
             upload_idx(s, "cols", m.cols())?,
             upload_vals(s, m.values())?,
@@ -579,6 +585,7 @@ pub(crate) fn upload_coo<T: Scalar, I: Index>(
         let c: Vec<I> = order.iter().map(|&k| m.cols()[k]).collect();
         let v: Vec<T> = order.iter().map(|&k| m.values()[k]).collect();
         (
+            longest_run(&r),
             upload_idx(s, "rows", &r)?,
             upload_idx(s, "cols", &c)?,
             upload_vals(s, &v)?,
@@ -586,10 +593,19 @@ pub(crate) fn upload_coo<T: Scalar, I: Index>(
     };
     Ok(DevCoo {
         dims,
+        longest,
         rows,
         cols,
         vals,
     })
+}
+
+/// Entries of the longest run of equal rows in row-sorted `rows`.
+fn longest_run<I: Index>(rows: &[I]) -> usize {
+    rows.chunk_by(|a, b| a == b)
+        .map(<[I]>::len)
+        .max()
+        .unwrap_or(0)
 }
 
 pub(crate) fn upload_ell<T: Scalar, I: Index>(

@@ -366,6 +366,7 @@ mod tests {
                 expected.push(format!("{base}_{t}"));
             }
             expected.push(format!("spmv_coo_{t}_segmented"));
+            expected.push(format!("spmv_coo_{t}_segmented_merge"));
             expected.push(format!("spmv_csr_merge_{t}_acc"));
             for base in ["spmv_jds", "spmv_sell"] {
                 expected.push(format!("{base}_{t}"));

@@ -7,7 +7,7 @@ use sparsetool_formats::FormatKind;
 use std::sync::PoisonError;
 
 use crate::context::GpuContext;
-use crate::device_matrix::{DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan};
+use crate::device_matrix::{DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan};
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
@@ -438,6 +438,19 @@ fn slot_variant(
     }
 }
 
+/// The segmented COO kernel for `c`: `segmented_merge` where
+/// [`plan::coo_merge`] says so (the report's `block_merge`), else
+/// `segmented`.
+fn coo_variant(params: &mut Map<String, Value>, c: &DevCoo, dtype: ValueType) -> &'static str {
+    let merge = plan::coo_merge(c.longest, dtype.size());
+    params.insert("block_merge".into(), json!(merge));
+    if merge {
+        "segmented_merge"
+    } else {
+        "segmented"
+    }
+}
+
 fn threads(n: u64) -> Option<LaunchDims> {
     plan::dims_for_threads(n, BLOCK)
 }
@@ -490,8 +503,9 @@ pub(crate) fn prepare<'m>(
         }
         (GpuKernel::CooSegmented, DeviceMatrix::Coo(c)) => {
             p.zero_y = true;
+            let v = coo_variant(&mut p.params, c, dtype);
             if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
-                p.main = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
+                p.main = Some((f(KernelId::Coo, "spmv_coo", Some(v))?, d));
             }
         }
         (GpuKernel::CsrScalar, DeviceMatrix::Csr(c)) => {
@@ -593,8 +607,9 @@ pub(crate) fn prepare<'m>(
             p.params.insert("hyb_width".into(), json!(e.width));
             p.params.insert("coo_entries".into(), json!(c.dims.nnz));
             ell_main(ctx, &mut p, e, None, dtype)?;
+            let v = coo_variant(&mut p.params, c, dtype);
             if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
-                p.tail = Some((f(KernelId::Coo, "spmv_coo", Some("segmented"))?, d));
+                p.tail = Some((f(KernelId::Coo, "spmv_coo", Some(v))?, d));
             }
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
@@ -754,7 +769,7 @@ impl Prepared<'_> {
             DeviceMatrix::Coo(c) => {
                 let nnz = c.dims.nnz as i64;
                 coo_args(&mut b, &nnz, c, x, y);
-                // SAFETY: argument list matches spmv_coo_<t>[_segmented].
+                // SAFETY: argument list matches spmv_coo_<t>[_segmented[_merge]].
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Csr(c) => {
@@ -863,7 +878,7 @@ impl Prepared<'_> {
             DeviceMatrix::Hyb(_, c) => {
                 let nnz = c.dims.nnz as i64;
                 coo_args(&mut b, &nnz, c, x, y);
-                // SAFETY: argument list matches spmv_coo_<t>_segmented.
+                // SAFETY: argument list matches spmv_coo_<t>_segmented[_merge].
                 unsafe { b.launch(cfg(dims)) }?;
             }
             DeviceMatrix::Jds(j) => {

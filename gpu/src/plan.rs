@@ -69,6 +69,26 @@ pub fn coo_segmented_threads(nnz: usize, value_bytes: usize) -> u64 {
     (nnz as u64).div_ceil(32 * coo_items(value_bytes) as u64) * 32
 }
 
+/// Whether the segmented COO kernel merges the last row pieces of a
+/// block's warps before its atomics (`spmv_coo_<t>_segmented_merge`):
+/// for values of 8 bytes or more on rows of at least 64 tiles
+/// (`longest_row` entries, tiles of `32 * coo_items` entries), where the
+/// warps' atomics on one row serialise. Measured on the H100 in f64
+/// (BENCHMARKS.md, issue 17): rows of 4 096 entries and more (dense rows,
+/// circuits, the arrowhead) 4-14 % faster; power laws of rows up to 1 000
+/// entries 1-4 % slower; in f32 mixed.
+///
+/// ```
+/// use sparsetool_gpu::plan::coo_merge;
+/// assert!(coo_merge(46_500, 8)); // the arrowhead, f64
+/// assert!(!coo_merge(1_000, 8)); // a capped power law
+/// assert!(!coo_merge(46_500, 4)); // f32
+/// ```
+#[must_use]
+pub fn coo_merge(longest_row: usize, value_bytes: usize) -> bool {
+    value_bytes >= 8 && longest_row >= 64 * 32 * coo_items(value_bytes)
+}
+
 /// Grid and block of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchDims {
