@@ -44,9 +44,9 @@ __device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
 #define SELL_U16_PAD 0xFFFFu
 
 // Sum over the first n slots of a thread whose values start at vidx, C
-// apart, its column pairs at cp, C words apart; KP = 0: a plain loop
-// (2 pairs a trip for 4-byte values, else 1), KP > 0: batches of KP pairs loaded ahead of their
-// gathers, as slot_sum's batches.
+// apart, its column pairs at cp, C words apart; KP = 0: a plain loop (2
+// pairs a trip for 4-byte values, else 1), KP > 0: batches of KP pairs
+// loaded ahead of their gathers, as slot_sum's batches.
 template <int KP, typename T>
 __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __restrict__ cp,
                                       int base, const T* __restrict__ vals,
@@ -65,14 +65,16 @@ __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __
             if (c1 != SELL_U16_PAD) sum += v1 * ld(x + base + (int)c1);
         }
     } else {
+        // pair q's columns and values (padding past the thread's slots)
+        auto load = [&](int q, unsigned& pr, T& a, T& b) {
+            pr = q < np ? ldcs(cp + (i64)q * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
+            a = 2 * q < n ? ldcs(vals + vidx + (i64)(2 * q) * C) : T(0);
+            b = 2 * q + 1 < n ? ldcs(vals + vidx + (i64)(2 * q + 1) * C) : T(0);
+        };
         unsigned pn[KP];
         T an[KP], bn[KP];
 #pragma unroll
-        for (int k = 0; k < KP; ++k) {
-            pn[k] = k < np ? ldcs(cp + (i64)k * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
-            an[k] = 2 * k < n ? ldcs(vals + vidx + (i64)(2 * k) * C) : T(0);
-            bn[k] = 2 * k + 1 < n ? ldcs(vals + vidx + (i64)(2 * k + 1) * C) : T(0);
-        }
+        for (int k = 0; k < KP; ++k) load(k, pn[k], an[k], bn[k]);
         for (int j = 0; j < np; j += KP) {
             unsigned pr[KP];
             T a[KP], b[KP];
@@ -82,13 +84,9 @@ __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __
                 a[k] = an[k];
                 b[k] = bn[k];
             }
+            // the next batch's pairs
 #pragma unroll
-            for (int k = 0; k < KP; ++k) {
-                const int q = j + KP + k;  // the next batch's pair
-                pn[k] = q < np ? ldcs(cp + (i64)q * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
-                an[k] = 2 * q < n ? ldcs(vals + vidx + (i64)(2 * q) * C) : T(0);
-                bn[k] = 2 * q + 1 < n ? ldcs(vals + vidx + (i64)(2 * q + 1) * C) : T(0);
-            }
+            for (int k = 0; k < KP; ++k) load(j + KP + k, pn[k], an[k], bn[k]);
 #pragma unroll
             for (int k = 0; k < KP; ++k) {
                 const unsigned c0 = pr[k] & 0xFFFFu, c1 = pr[k] >> 16;

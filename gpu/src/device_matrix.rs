@@ -398,6 +398,36 @@ pub(crate) struct DevU16 {
 }
 
 impl DevSell {
+    /// Builds the 16-bit columns of `sell-u16` on first use
+    /// ([`DevSell::u16_columns`]) and keeps them, or keeps why this matrix
+    /// has none and returns it as [`GpuError::NotApplicable`] for `kernel`
+    /// every time; a driver or memory error is returned as it is and not
+    /// kept.
+    pub(crate) fn ensure_u16(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+        kernel: &'static str,
+    ) -> Result<(), GpuError> {
+        let mut set = self
+            .u16
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if set.is_none() {
+            *set = Some(match self.u16_columns(s) {
+                Ok(n) => Ok(n),
+                Err(GpuError::NotApplicable { reason, .. }) => Err(reason),
+                Err(e) => return Err(e),
+            });
+        }
+        match set.as_ref() {
+            Some(Err(reason)) => Err(GpuError::NotApplicable {
+                kernel,
+                reason: reason.clone(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Builds the 16-bit columns of `sell-u16` from this layout's arrays
     /// (downloaded: 4 bytes a slot and one offset and width a slice, on
     /// `s`, the stream it was uploaded on), or says why it cannot

@@ -639,23 +639,8 @@ pub(crate) fn prepare<'m>(
             p.u16 = matches!(kernel, GpuKernel::SellU16 | GpuKernel::SellU16Batched);
             if s.dims.nrows > 0 {
                 let v = if p.u16 {
-                    // offsets first: a matrix they do not fit gets no
-                    // kernel (remembered); a driver or memory error is
-                    // returned as it is and not remembered
-                    let mut set = s.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                    if set.is_none() {
-                        *set = Some(match s.u16_columns(ctx.stream()) {
-                            Ok(n) => Ok(n),
-                            Err(GpuError::NotApplicable { reason, .. }) => Err(reason),
-                            Err(e) => return Err(e),
-                        });
-                    }
-                    if let Some(Err(reason)) = set.as_ref() {
-                        return Err(GpuError::NotApplicable {
-                            kernel: kernel.name(),
-                            reason: reason.clone(),
-                        });
-                    }
+                    // offsets first: a matrix they do not fit gets no kernel
+                    s.ensure_u16(ctx.stream(), kernel.name())?;
                     let deep = kernel == GpuKernel::SellU16Batched;
                     let batch = if deep {
                         plan::slot_batch(plan::DEEP_SLOTS, dtype.size(), dtype.complex)

@@ -108,8 +108,15 @@ impl SellU16 {
     /// (`c` rows per slice).
     #[must_use]
     pub fn at(&self, c: usize, k: usize, s: usize, r: usize) -> usize {
-        self.ptr[k] as usize + (s / 2) * 2 * c + 2 * r + (s & 1)
+        self.ptr[k] as usize + pair_offset(c, s, r)
     }
+}
+
+/// Where slot `s` of local row `r` is from its slice's start in
+/// [`SellU16::cols`] (`c` rows per slice): the low or high half of word
+/// `s / 2 * c + r`.
+fn pair_offset(c: usize, s: usize, r: usize) -> usize {
+    (s / 2) * 2 * c + 2 * r + (s & 1)
 }
 
 /// The offset of a padding slot in [`SellU16::cols`] (`SELL_U16_PAD` in
@@ -224,7 +231,7 @@ pub fn sell_u16<P: Index, I: Index>(
                 for r in 0..c {
                     let v = col_idx[start + s * c + r].to_i64();
                     if v >= 0 {
-                        window[(s / 2) * 2 * c + 2 * r + (s & 1)] = (v - b) as u16;
+                        window[pair_offset(c, s, r)] = (v - b) as u16;
                     }
                 }
             }

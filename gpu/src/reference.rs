@@ -624,10 +624,7 @@ pub fn spmv_sell<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
-    let stored = |idx: usize| {
-        let col = col_idx[idx];
-        (col.to_i64() >= 0).then(|| col.to_usize())
-    };
+    let stored = |idx: usize| stored_col(col_idx, idx);
     let layout = (c, cap, perm, slice_ptr, slice_width);
     sell_ref(nrows, layout, |_, idx| stored(idx), stored, vals, x)
 }
@@ -658,12 +655,15 @@ pub fn spmv_sell_u16<T: Scalar, I: Index>(
         (o != crate::layout::SELL_U16_PAD)
             .then(|| (i64::from(narrow.base[k]) + i64::from(o)) as usize)
     };
-    let tail = |idx: usize| {
-        let col = col_idx[idx];
-        (col.to_i64() >= 0).then(|| col.to_usize())
-    };
+    let tail = |idx: usize| stored_col(col_idx, idx);
     let layout = (c, cap, perm, slice_ptr, slice_width);
     sell_ref(nrows, layout, main, tail, vals, x)
+}
+
+/// The column of slot `idx` as stored (`None`: padding, index -1).
+fn stored_col<I: Index>(col_idx: &[I], idx: usize) -> Option<usize> {
+    let col = col_idx[idx];
+    (col.to_i64() >= 0).then(|| col.to_usize())
 }
 
 /// The walk of [`spmv_sell`] with the main launch's column of slot `idx` in
