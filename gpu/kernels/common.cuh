@@ -95,6 +95,28 @@ __device__ __forceinline__ i64 global_thread_id() {
     return (i64)blockIdx.x * (i64)blockDim.x + (i64)threadIdx.x;
 }
 
+// Programmatic dependent launch (compute capability 9.0 and later; no-ops
+// below it and when the launch did not ask for it). A product of two
+// launches (HYB's ELL part then its COO tail, the long-row tails of SELL and
+// JDS, csr-merge's carry fix-up) launches its second kernel as a dependent
+// (launch.rs, `dependent_launch` in bench's report): dep_launch() in the
+// first kernel lets the second's blocks start as the first's last blocks
+// drain, and the second calls dep_wait() before it touches y (or anything
+// else the first wrote), which returns once the first kernel has finished
+// and its writes are visible. The second kernel's loads and x gathers
+// before dep_wait() overlap the first's last wave instead of waiting for
+// the grid boundary.
+__device__ __forceinline__ void dep_launch() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void dep_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // Read-only load through the non-coherent cache (x and row pointers).
 template <typename T>
 __device__ __forceinline__ T ld(const T* __restrict__ p) {

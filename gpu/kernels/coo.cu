@@ -127,6 +127,8 @@ __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                 }
             }
         }
+        // y is added to from here on: as HYB's tail, after the ELL part
+        dep_wait();
         // the thread's own rows: the first piece waits for a carry, pieces
         // in the middle are complete, the last goes into the scan
         T head = T(0);

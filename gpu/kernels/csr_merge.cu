@@ -186,6 +186,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
                           const ofs_t* __restrict__ row_ptr, const int* __restrict__ col_idx,
                           const T* __restrict__ vals, const T* __restrict__ x,
                           T* __restrict__ y) {
+    dep_launch();  // the carry fix-up may start (it waits before reading)
     constexpr int TILE = 32 * ITEMS;
     constexpr int WIN = 32 * WROWS;
     static_assert((WIN & (WIN - 1)) == 0, "the window is a ring of a power-of-two size");
@@ -348,6 +349,7 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
 template <typename T>
 __device__ __forceinline__ void merge_fixup(i64 warps, const int* __restrict__ carry_rows,
                                             const T* __restrict__ carry_vals, T* y) {
+    dep_wait();  // the carries are the product's
     const i64 w = global_thread_id();
     const int row = w < warps ? carry_rows[w] : -1;
     const T sum = warp_segmented_scan(row, w < warps ? carry_vals[w] : T(0));

@@ -26,6 +26,7 @@ __device__ void ell(int nrows, int width, int lanes, const int* __restrict__ row
     // 27-point stencil of 39k rows 5.4 -> 5.1 us with two (H100, f32). The
     // lane groups' sums meet by shuffles, and group 0 stores.
     (void)row_nnz;  // kept in the signature: HYB and ELL share the launch code
+    dep_launch();   // HYB's COO tail may start (it waits before adding)
     const i64 t = global_thread_id();
     const int lane = (int)(threadIdx.x & 31);
     const int shift = __ffs(lanes) - 1;  // log2(lanes)
@@ -51,6 +52,7 @@ template <typename T>
 __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
                           const T* __restrict__ vals, const T* __restrict__ x,
                           T* __restrict__ y) {
+    dep_launch();  // HYB's COO tail may start (it waits before adding)
     const i64 row = global_thread_id();
     if (row >= nrows) return;
     stcs(y + row, slot_sum<0>(row, nrows, width, col_idx, vals, x));

@@ -30,6 +30,7 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
                     const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
                     const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
+    dep_launch();  // the long-row tail may start (it waits before adding)
     const i64 p = global_thread_id();
     if (p >= nrows) return;
     int lo = 0, hi = min(ndiag, cap);
@@ -75,6 +76,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         const i64 idx = (i64)ld(jd_ptr + d) + p;
         sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
     }
+    dep_wait();  // after the main kernel's store of y
     atomic_add(y + ld(perm + p), sum);
 }
 

@@ -131,6 +131,7 @@ __device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
                      const ofs_t* __restrict__ slice_ptr,
                      const int* __restrict__ slice_width, const Slots slots,
                      const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y) {
+    dep_launch();  // the long-row tail may start (it waits before adding)
     const i64 t = global_thread_id();
     const i64 slice = t / C;
     const int r = (int)(t - slice * C);
@@ -159,6 +160,7 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     const int s0 = ld(tail_chunk + j) * cap;
     const int s1 = min(s0 + cap, ld(slice_width + slice));
     const T sum = sell_slots<0>(C, (i64)ld(slice_ptr + slice) + r, s0, s1, col_idx, vals, x);
+    dep_wait();  // after the main kernel's store of y
     atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
 }
 

@@ -1,7 +1,10 @@
 //! The thin cudarc layer: which kernel runs a device matrix, with which
 //! launch dims (from [`crate::plan`]), and the launch itself.
 
-use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    sys, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg,
+    SyncOnDrop,
+};
 use serde_json::{json, Map, Value};
 use sparsetool_formats::FormatKind;
 use std::sync::PoisonError;
@@ -257,6 +260,9 @@ pub(crate) struct Prepared<'m> {
     panels: Option<PanelLaunch>,
     /// SELL with the 16-bit columns of `DevSell::u16`.
     u16: bool,
+    /// Whether `tail` (and the column panels' fix-ups) go as programmatic
+    /// dependent launches ([`dependent_launch`]).
+    dependent: bool,
     /// Parameters for the report.
     pub params: Map<String, Value>,
 }
@@ -281,6 +287,124 @@ fn coo_args<'a>(
         .arg(&c.cols.buf)
         .arg(&c.vals.buf);
     b.arg(&x.buf).arg(&mut y.buf);
+}
+
+/// The environment variable that turns programmatic dependent launches off
+/// (`SPARSETOOL_PDL=0`), for comparisons with the same binary.
+pub const PDL_ENV: &str = "SPARSETOOL_PDL";
+
+/// Whether the second launch of a two-launch product (HYB's COO tail, the
+/// long-row tails of SELL and JDS, csr-merge's carry fix-up) goes as a
+/// programmatic dependent launch: on compute capability 9.0 and later,
+/// unless [`PDL_ENV`] is `0`. Its blocks then start while the first
+/// kernel's last blocks run, load their entries and gather `x`, and wait
+/// (`dep_wait` in `common.cuh`) only before they add into `y`, instead of
+/// starting at the grid boundary.
+pub(crate) fn dependent_launch(ctx: &GpuContext) -> bool {
+    ctx.compute_capability().0 >= 9 && std::env::var_os(PDL_ENV).is_none_or(|v| v != "0")
+}
+
+/// Kernel arguments for [`RawArgs::launch`], which cudarc's launch builder
+/// cannot make: it has no launch attributes, and a programmatic dependent
+/// launch needs `cuLaunchKernelEx` with one. Every argument is one 64-bit
+/// word: a device pointer, an `i64`, or an `i32` in the low half (the
+/// driver reads its 4 bytes first: little-endian hosts only, which every
+/// CUDA host is).
+struct RawArgs<'a> {
+    stream: &'a CudaStream,
+    words: Vec<u64>,
+    /// The buffers' read and write records, kept until the launch is queued.
+    syncs: Vec<SyncOnDrop<'a>>,
+}
+
+impl<'a> RawArgs<'a> {
+    fn new(stream: &'a CudaStream) -> Self {
+        Self {
+            stream,
+            words: Vec::with_capacity(16),
+            syncs: Vec::with_capacity(16),
+        }
+    }
+
+    fn int(&mut self, v: i32) -> &mut Self {
+        self.words.push(u64::from(v as u32));
+        self
+    }
+
+    fn long(&mut self, v: i64) -> &mut Self {
+        self.words.push(v as u64);
+        self
+    }
+
+    fn buf<T>(&mut self, b: &'a CudaSlice<T>) -> &mut Self {
+        let (ptr, sync) = b.device_ptr(self.stream);
+        self.words.push(ptr);
+        self.syncs.push(sync);
+        self
+    }
+
+    fn buf_mut<T>(&mut self, b: &'a mut CudaSlice<T>) -> &mut Self {
+        let (ptr, sync) = b.device_ptr_mut(self.stream);
+        self.words.push(ptr);
+        self.syncs.push(sync);
+        self
+    }
+
+    /// Queues `func` on the stream with these arguments, one-dimensional
+    /// dims `d`; with `dependent`, as a programmatic dependent launch of the
+    /// kernel before it on the stream.
+    ///
+    /// # Safety
+    /// The arguments must match the kernel's parameter list in number,
+    /// order and size, and the launch must stay within the buffers; with
+    /// `dependent`, the kernel must call `dep_wait()` before it reads
+    /// anything the kernel before it writes, or writes anything it reads.
+    unsafe fn launch(
+        &mut self,
+        func: &CudaFunction,
+        d: LaunchDims,
+        dependent: bool,
+    ) -> Result<(), GpuError> {
+        self.stream.context().bind_to_thread()?;
+        let mut ptrs: Vec<*mut std::ffi::c_void> = self
+            .words
+            .iter_mut()
+            .map(|w| (w as *mut u64).cast())
+            .collect();
+        // SAFETY: zero is a valid value of the attribute's plain-data union
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        let config = sys::CUlaunchConfig {
+            gridDimX: d.grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: d.block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: 0,
+            hStream: self.stream.cu_stream(),
+            attrs: if dependent {
+                &mut attr
+            } else {
+                std::ptr::null_mut()
+            },
+            numAttrs: u32::from(dependent),
+        };
+        // SAFETY: the caller's contract; `ptrs` points at `self.words`,
+        // which outlive the call (the driver copies the arguments).
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                func.cu_function(),
+                ptrs.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()?;
+        self.syncs.clear();
+        Ok(())
+    }
 }
 
 /// A one-dimensional launch of `d`, no shared memory.
@@ -480,6 +604,7 @@ pub(crate) fn prepare<'m>(
         lanes: 1,
         panels: None,
         u16: false,
+        dependent: dependent_launch(ctx),
         params: Map::new(),
     };
     let wide = m.wide();
@@ -667,17 +792,23 @@ pub(crate) fn prepare<'m>(
         }
         _ => return Err(mismatch(kernel, m)),
     }
+    if p.tail.is_some() || p.panels.is_some() {
+        p.params
+            .insert("dependent_launch".into(), json!(p.dependent));
+    }
     Ok(p)
 }
 
 /// [`GpuKernel::CsrPanels`]: per panel, the merge kernel (adding into `y`
-/// after the first panel) and its fix-up, in order on `stream`.
+/// after the first panel) and its fix-up, in order on `stream`; the fix-ups
+/// as dependent launches with `dependent`.
 fn enqueue_panels(
     stream: &std::sync::Arc<CudaStream>,
     pl: &PanelLaunch,
     c: &DevCsr,
     x: &DevVals,
     y: &mut DevVals,
+    dependent: bool,
 ) -> Result<(), GpuError> {
     let set = c.panels.lock().unwrap_or_else(PoisonError::into_inner);
     let Some((_, mats)) = set.as_ref() else {
@@ -703,13 +834,10 @@ fn enqueue_panels(
         // merge plan was built for this chunk (prepare), one start and one
         // carry slot per warp of `dims`; its columns index the whole `x`.
         unsafe { b.launch(cfg(dims)) }?;
-        let warps = plan.warps as i64;
-        let mut b = stream.launch_builder(&pl.funcs[2]);
-        b.arg(&warps).arg(&plan.carry_rows).arg(&plan.carry_vals);
-        b.arg(&mut y.buf);
-        // SAFETY: argument list matches merge_fixup_<t>; one carry slot per
-        // warp, each naming a row of y or -1.
-        unsafe { b.launch(cfg(fix)) }?;
+        let mut b = RawArgs::new(stream);
+        fixup_args(&mut b, plan, y);
+        // SAFETY: see fixup_args.
+        unsafe { b.launch(&pl.funcs[2], fix, dependent) }?;
     }
     Ok(())
 }
@@ -727,7 +855,7 @@ impl Prepared<'_> {
             stream.memset_zeros(&mut y.buf)?;
         }
         if let (Some(pl), DeviceMatrix::Csr(c)) = (&self.panels, self.m) {
-            return enqueue_panels(stream, pl, c, x, y);
+            return enqueue_panels(stream, pl, c, x, y, self.dependent);
         }
         if let DeviceMatrix::Csr(c) = self.m {
             for (func, dims, start, count) in &self.bins {
@@ -858,62 +986,69 @@ impl Prepared<'_> {
         x: &DevVals,
         y: &mut DevVals,
     ) -> Result<(), GpuError> {
-        let mut b = stream.launch_builder(func);
+        let mut b = RawArgs::new(stream);
         match self.m {
             DeviceMatrix::Hyb(_, c) => {
-                let nnz = c.dims.nnz as i64;
-                coo_args(&mut b, &nnz, c, x, y);
-                // SAFETY: argument list matches spmv_coo_<t>_segmented[_merge].
-                unsafe { b.launch(cfg(dims)) }?;
+                b.long(c.dims.nnz as i64);
+                b.buf(&c.rows.buf).buf(&c.cols.buf).buf(&c.vals.buf);
+                b.buf(&x.buf).buf_mut(&mut y.buf);
+                // SAFETY: argument list matches spmv_coo_<t>_segmented[_merge],
+                // which waits before its first atomic.
+                unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Jds(j) => {
                 let Some((item_ptr, nchunks, items)) = &j.tail else {
                     return Ok(());
                 };
-                let (nitems, nchunks) = (*items as i64, *nchunks as i32);
-                let (cap, ndiag) = (j.cap as i32, j.ndiag as i32);
-                b.arg(&nitems).arg(&nchunks).arg(&cap).arg(&ndiag);
-                b.arg(&j.perm.buf).arg(&j.jd_ptr.buf).arg(item_ptr);
-                b.arg(&j.col_idx.buf).arg(&j.vals.buf).arg(&x.buf);
-                b.arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_jds_<t>_tail; item_ptr
-                // has nchunks + 1 entries ending at nitems (plan::jds_tail_items).
-                unsafe { b.launch(cfg(dims)) }?;
+                b.long(*items as i64).int(*nchunks as i32);
+                b.int(j.cap as i32).int(j.ndiag as i32);
+                b.buf(&j.perm.buf).buf(&j.jd_ptr.buf).buf(item_ptr);
+                b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
+                b.buf_mut(&mut y.buf);
+                // SAFETY: argument list matches spmv_jds_<t>_tail, which waits
+                // before its atomic; item_ptr has nchunks + 1 entries ending
+                // at nitems (plan::jds_tail_items).
+                unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Sell(s) => {
                 let Some((slices, chunks, items)) = &s.tail else {
                     return Ok(());
                 };
-                let nitems = *items as i64;
-                let (nrows, c, cap) = (s.dims.nrows as i32, s.slice_height as i32, s.cap as i32);
-                let null: u64 = 0;
-                b.arg(&nitems).arg(&nrows).arg(&c).arg(&cap);
+                b.long(*items as i64).int(s.dims.nrows as i32);
+                b.int(s.slice_height as i32).int(s.cap as i32);
                 match &s.perm {
-                    Some(p) => b.arg(&p.buf),
-                    None => b.arg(&null),
+                    Some(p) => b.buf(&p.buf),
+                    None => b.long(0),
                 };
-                b.arg(&s.slice_ptr.buf).arg(&s.slice_width.buf);
-                b.arg(&slices.buf).arg(&chunks.buf);
-                b.arg(&s.col_idx.buf).arg(&s.vals.buf).arg(&x.buf);
-                b.arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_sell_<t>_tail; the items
-                // name slices of this layout and chunks below their width.
-                unsafe { b.launch(cfg(dims)) }?;
+                b.buf(&s.slice_ptr.buf).buf(&s.slice_width.buf);
+                b.buf(&slices.buf).buf(&chunks.buf);
+                b.buf(&s.col_idx.buf).buf(&s.vals.buf).buf(&x.buf);
+                b.buf_mut(&mut y.buf);
+                // SAFETY: argument list matches spmv_sell_<t>_tail, which
+                // waits before its atomic; the items name slices of this
+                // layout and chunks below their width; a null perm is allowed.
+                unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Csr(c) => {
                 let plan = c.merge.lock().unwrap_or_else(PoisonError::into_inner);
                 let plan = merge_plan(&plan, self.chunk)?;
-                let warps = plan.warps as i64;
-                b.arg(&warps).arg(&plan.carry_rows).arg(&plan.carry_vals);
-                b.arg(&mut y.buf);
-                // SAFETY: argument list matches merge_fixup_<t>; one carry
-                // slot per warp, each naming a row of y or -1.
-                unsafe { b.launch(cfg(dims)) }?;
+                let mut b = RawArgs::new(stream);
+                fixup_args(&mut b, plan, y);
+                // SAFETY: see fixup_args.
+                unsafe { b.launch(func, dims, self.dependent) }
             }
-            DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => {}
+            DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => Ok(()),
         }
-        Ok(())
     }
+}
+
+/// Pushes the arguments of `merge_fixup_<t>` for `plan`: one carry slot per
+/// warp, each naming a row of `y` or -1; the kernel waits before it reads
+/// them, so it may go as a dependent launch of the product that wrote them.
+fn fixup_args<'a>(b: &mut RawArgs<'a>, plan: &'a MergePlan, y: &'a mut DevVals) {
+    b.long(plan.warps as i64);
+    b.buf(&plan.carry_rows).buf(&plan.carry_vals);
+    b.buf_mut(&mut y.buf);
 }
 
 #[cfg(test)]

@@ -15,12 +15,20 @@
 //! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |
 //! | `csr-merge` | CSR | merge path: equal row ends + entries per warp from a partition built once per matrix, tiles staged in shared memory (long-row tiles summed in registers), chunk-edge rows added by a fix-up kernel (no zeroing of `y`) |
 //! | `ell` | ELL | slot-major (coalesced); a thread per row, or 2 or 4 with batched loads on matrices of few rows |
-//! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream |
+//! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream; the tail as a dependent launch (below) |
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
 //! | `sell-batched` | SELL-C-sigma | `sell` with each thread's indices and values loaded a batch ahead of its `x` gathers |
 //! | `sell-u16`, `sell-u16-batched` | SELL-C-sigma | `sell` and `sell-batched` reading 16-bit column offsets from a base column per slice, two in one 4-byte load (where each slice's columns, up to the long-row cap, lie at most 65534 apart) |
 //! | `csc-scatter` | CSC | the `coo` kernel on the entries in column order |
+//!
+//! Products of two launches (HYB's COO tail, the long-row tails of `jds`
+//! and `sell`, `csr-merge`'s carry fix-up) launch the second kernel as a
+//! *programmatic dependent launch* on compute capability 9.0 and later:
+//! its blocks start while the first kernel's last blocks run and wait only
+//! before they add into `y`, instead of at the grid boundary
+//! (`SPARSETOOL_PDL=0` turns this off; `bench` reports
+//! `dependent_launch`).
 //!
 //! `y = Aᵀ x` ([`spmv_gpu_transpose`]) needs no kernel of its own: the CSC
 //! of `A` has the arrays of the CSR of `Aᵀ`, so the CSR kernels run on a

@@ -889,6 +889,27 @@ fn bench_small_matrix_all_ok() {
                 "no cuSPARSE result: {:?}",
                 rep.skipped
             );
+            // the second launch of HYB and csr-merge goes as a dependent
+            // launch where the device has them (compute capability 9.0)
+            let pdl = ctx.compute_capability().0 >= 9
+                && std::env::var("SPARSETOOL_PDL").map_or(true, |v| v != "0");
+            let two_launches = rep.results.iter().filter(|k| {
+                let tail = k.params.get("coo_entries").and_then(|v| v.as_u64());
+                k.kernel == "csr-merge" || (k.kernel == "hyb" && tail > Some(0))
+            });
+            let mut seen = 0;
+            for k in two_launches {
+                assert_eq!(
+                    k.params.get("dependent_launch"),
+                    Some(&serde_json::json!(pdl)),
+                    "{name} {} {}: {:?}",
+                    rep.dtype,
+                    k.kernel,
+                    k.params
+                );
+                seen += 1;
+            }
+            assert!(seen > 0, "{name} {}: no csr-merge result", rep.dtype);
             // at most 30 000 columns: the 16-bit SELL kernels always run
             for kernel in ["sell-u16", "sell-u16-batched"] {
                 assert!(
