@@ -86,9 +86,12 @@ __device__ __forceinline__ void ldv(const T* __restrict__ p, T (&v)[1]) {
 // entry), so every thread reaches the barriers. Measured on the H100
 // (BENCHMARKS.md, issue 17), in f64: HYB on a matrix with dense rows 16.7 ->
 // 14.3 us, on circ-8m 62.6 -> 59.4, COO on the arrowhead 5.8 -> 5.5; but
-// 1-4 % slower on power laws of rows up to 1000 entries, and in f32 mixed
-// (the arrowhead 4 % slower). The host runs it for values of 8 bytes or
-// more on rows of 64 tiles or longer (plan::coo_merge).
+// 1-4 % slower on power laws of rows up to 1000 entries; in f32, 4-15 %
+// faster on rows of 3 906 tiles and more (HYB on a circuit of 10M rows 349
+// -> 297 us, on a dense row of 1M entries 86.4 -> 74.9), 2-9 % slower on
+// rows of 625 tiles and fewer (the arrowhead, circ-8m). The host runs it
+// on rows of 64 tiles or longer in values of 8 bytes or more, 2 048 tiles
+// in f32 (plan::coo_merge).
 template <typename T, int ITEMS, bool MERGE>
 __device__ void coo_segmented(i64 nnz, const int* __restrict__ rows,
                               const int* __restrict__ cols,

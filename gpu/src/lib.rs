@@ -9,7 +9,7 @@
 //! | kernel | format | idea |
 //! |---|---|---|
 //! | `coo` | COO | thread per entry, atomicAdd |
-//! | `coo-segmented` | COO (row-sorted) | warp segmented scan, one atomic per row segment (values of 8 bytes or more and a row of 64 tiles or more: the warps' last pieces summed per block first) |
+//! | `coo-segmented` | COO (row-sorted) | warp segmented scan, one atomic per row segment (on a row of 64 tiles or more in 8-byte values and wider, 2 048 tiles in f32: the warps' last pieces summed per block first) |
 //! | `csr-scalar` | CSR | thread per row |
 //! | `csr-vector` | CSR | 2..32 lanes per row (from the mean row length), shuffles |
 //! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |

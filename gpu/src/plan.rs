@@ -71,22 +71,27 @@ pub fn coo_segmented_threads(nnz: usize, value_bytes: usize) -> u64 {
 
 /// Whether the segmented COO kernel merges the last row pieces of a
 /// block's warps before its atomics (`spmv_coo_<t>_segmented_merge`):
-/// for values of 8 bytes or more on rows of at least 64 tiles
-/// (`longest_row` entries, tiles of `32 * coo_items` entries), where the
-/// warps' atomics on one row serialise. Measured on the H100 in f64
-/// (BENCHMARKS.md, issue 17): rows of 4 096 entries and more (dense rows,
-/// circuits, the arrowhead) 4-14 % faster; power laws of rows up to 1 000
-/// entries 1-4 % slower; in f32 mixed.
+/// for values of 8 bytes or more on rows of at least 64 tiles, for 4-byte
+/// values on rows of at least 2 048 tiles (`longest_row` entries, tiles of
+/// `32 * coo_items` entries), where the warps' atomics on one row
+/// serialise. Measured on the H100 (BENCHMARKS.md, issue 17): in f64, rows
+/// of 4 096 entries and more (dense rows, circuits, the arrowhead) 4-14 %
+/// faster, power laws of rows up to 1 000 entries 1-4 % slower; in f32,
+/// rows of 3 906 and 7 812 tiles (a circuit of 10M rows, a dense row of 1M
+/// entries) 4-15 % faster, rows of 8 to 625 tiles 2-9 % slower, and a row
+/// of 977 tiles mixed (HYB 6 % faster, COO 6 % slower).
 ///
 /// ```
 /// use sparsetool_gpu::plan::coo_merge;
 /// assert!(coo_merge(46_500, 8)); // the arrowhead, f64
 /// assert!(!coo_merge(1_000, 8)); // a capped power law
-/// assert!(!coo_merge(46_500, 4)); // f32
+/// assert!(!coo_merge(46_500, 4)); // the arrowhead, f32
+/// assert!(coo_merge(1_000_000, 4)); // a dense row of 1M entries, f32
 /// ```
 #[must_use]
 pub fn coo_merge(longest_row: usize, value_bytes: usize) -> bool {
-    value_bytes >= 8 && longest_row >= 64 * 32 * coo_items(value_bytes)
+    let tiles = if value_bytes >= 8 { 64 } else { 2048 };
+    longest_row >= tiles * 32 * coo_items(value_bytes)
 }
 
 /// Grid and block of one launch.
