@@ -135,7 +135,14 @@ __device__ __forceinline__ int merge_rows_before(i64 d, int nrows, i64 nnz,
 // index is the multiple of MP_ALIGN at or before the diagonal's (the rows
 // ending at or before that entry completed): never later than the
 // diagonal, and in order, since both coordinates grow with the diagonal.
-// One thread per slot.
+// Unless that point lies more than MP_ALIGN rows back: inside a run of
+// empty rows every diagonal would move back to the run's start, and the
+// last chunk of the run would walk all of it alone (a column panel of a
+// banded matrix, whose rows outside the band are empty in it: 0.3 ms ->
+// 247 ms, one warp along 8M rows); the start then stays on the diagonal.
+// A start moves back by at most MP_ALIGN rows and MP_ALIGN - 1 entries,
+// and never to the diagonal of the chunk before (at or after that chunk's
+// start), so the starts stay in order. One thread per slot.
 extern "C" __global__ void merge_partition(int nrows, i64 nnz, int chunk, i64 warps,
                                            const ofs_t* __restrict__ row_ptr,
                                            int* __restrict__ starts) {
@@ -153,8 +160,10 @@ extern "C" __global__ void merge_partition(int nrows, i64 nnz, int chunk, i64 wa
             const int mid = (lo + hi) >> 1;
             if ((i64)ld(row_ptr + mid + 1) <= ea) lo = mid + 1; else hi = mid;
         }
-        x = lo;
-        e = ea;
+        if (x - lo <= MP_ALIGN && lo + ea > d - chunk) {
+            x = lo;
+            e = ea;
+        }
     }
     starts[2 * w] = x;
     starts[2 * w + 1] = (int)(d - (x + e));

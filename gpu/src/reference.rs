@@ -341,6 +341,31 @@ fn merge_rows_before<I: Index>(row_ptr: &[I], d: usize) -> usize {
     lo
 }
 
+/// Where chunk `w` of `chunk` items of the merge path of `row_ptr` starts
+/// (`merge_partition` in `csr_merge.cu`), `(rows, entries)`: the path point
+/// of the aligned entry ([`crate::plan::MERGE_ALIGN`]) at or before its
+/// diagonal's, unless that point lies more than `MERGE_ALIGN` rows back
+/// (inside a run of empty rows, where every chunk of the run would start at
+/// its beginning and the last walk all of it) or at or before the diagonal
+/// of the chunk before: then the diagonal's own.
+pub(crate) fn merge_start<I: Index>(row_ptr: &[I], chunk: usize, w: usize) -> (usize, usize) {
+    let nrows = row_ptr.len().saturating_sub(1);
+    let nnz = row_ptr.last().map_or(0, |p| p.to_usize());
+    let (total, align) = (nrows + nnz, crate::plan::MERGE_ALIGN);
+    let warps = total.div_ceil(chunk.max(1));
+    let d = (w * chunk).min(total);
+    let x = merge_rows_before(row_ptr, d);
+    let ea = (d - x) / align * align;
+    if w == 0 || w >= warps || ea == d - x {
+        return (x, d - x);
+    }
+    let back = row_ptr[1..=x].partition_point(|p| p.to_usize() <= ea);
+    if x - back > align || back + ea + chunk <= d {
+        return (x, d - x);
+    }
+    (back, ea)
+}
+
 /// Reference of [`crate::GpuKernel::CsrPanels`]: the matrix split at
 /// `cuts` into column panels ([`crate::layout::column_panels`]), then
 /// [`spmv_csr_merge`] on each panel, its chunk `chunk_of(panel's nrows +
@@ -382,7 +407,8 @@ pub fn spmv_csr_panels<T: Scalar, I: Index>(
 /// `merge_fixup_<t>`: the `nrows + nnz` items of the merge of row ends and
 /// entries cut into chunks of `chunk` items, one per warp, each starting
 /// where `merge_partition` puts it (moved back to an aligned entry,
-/// [`crate::plan::MERGE_ALIGN`], as tiles are cut); each chunk in tiles of up to
+/// [`crate::plan::MERGE_ALIGN`], as tiles are cut, unless that is more than
+/// `MERGE_ALIGN` rows back); each chunk in tiles of up to
 /// `32 * items` items, `items` per lane ([`crate::plan::merge_items`]), a
 /// tile ending by the end of the last row of its window of
 /// `32 * window` rows ([`crate::plan::merge_window`]). A tile
@@ -413,17 +439,7 @@ pub fn spmv_csr_merge<T: Scalar, I: Index>(
     let total = nrows + nnz;
     let warps = total.div_ceil(chunk);
     let align = crate::plan::MERGE_ALIGN;
-    // where chunk `w` starts (merge_partition): the path point of the
-    // aligned entry at or before its diagonal's, `(rows, entries)`
-    let start = |w: usize| {
-        let d = (w * chunk).min(total);
-        let x = merge_rows_before(row_ptr, d);
-        let ea = (d - x) / align * align;
-        if w == 0 || w >= warps || ea == d - x {
-            return (x, d - x);
-        }
-        (row_ptr[1..=x].partition_point(|p| p.to_usize() <= ea), ea)
-    };
+    let start = |w: usize| merge_start(row_ptr, chunk, w);
     let mut carries = Vec::new();
     for w in 0..warps {
         let (mut xr, mut ye) = start(w);
@@ -774,6 +790,54 @@ mod tests {
         assert!(rel_error(&[c(3.0, 7.0)], &y_ref).is_infinite());
     }
     use crate::layout::{coo_rows_from_row_ptr, sliced_ell_from_csr};
+
+    /// Runs of empty rows (as in a column panel of a banded matrix) with an
+    /// entry count that is no multiple of the alignment: every chunk of the
+    /// merge path stays about a chunk long, in order, and the product is
+    /// right. Before, every chunk in a run started at the run's beginning
+    /// and the last walked all of it.
+    #[test]
+    fn merge_chunks_stay_short_along_runs_of_empty_rows() {
+        // rows 0..1000: 3 entries each; 100 000 empty; 7 rows of 1; 50 000 empty
+        let mut row_ptr = vec![0i32];
+        let mut cols = Vec::new();
+        for r in 0..1000 {
+            cols.extend([r, r + 1, r + 2]);
+            row_ptr.push(cols.len() as i32);
+        }
+        row_ptr.extend(std::iter::repeat_n(cols.len() as i32, 100_000));
+        for r in 0..7 {
+            cols.push(r);
+            row_ptr.push(cols.len() as i32);
+        }
+        row_ptr.extend(std::iter::repeat_n(cols.len() as i32, 50_000));
+        let nrows = row_ptr.len() - 1;
+        let nnz = cols.len();
+        assert_ne!(nnz % crate::plan::MERGE_ALIGN, 0);
+        let vals: Vec<f64> = (0..nnz).map(|k| 1.0 + (k % 7) as f64).collect();
+        let chunk = 256;
+        let total = nrows + nnz;
+        let warps = total.div_ceil(chunk);
+        let mut prev = 0;
+        for w in 0..=warps {
+            let (r, e) = merge_start(&row_ptr, chunk, w);
+            let d = r + e;
+            assert!(d >= prev, "chunk {w} starts at {d}, before {prev}");
+            assert!(
+                d + 2 * crate::plan::MERGE_ALIGN >= (w * chunk).min(total),
+                "chunk {w} starts at {d}, far before its diagonal {}",
+                w * chunk
+            );
+            prev = d;
+        }
+        assert_eq!(prev, total);
+        let a = Csr::<f64, i32>::try_from_parts(nrows, 1002, row_ptr, cols, vals).unwrap();
+        let x: Vec<f64> = (0..1002).map(|c| 1.0 / (1.0 + c as f64)).collect();
+        let mut y = vec![f64::NAN; nrows];
+        let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.values());
+        spmv_csr_merge(12, 2, chunk, rp, ci, v, &x, &mut y);
+        assert_eq!(rel_error(&y, &spmv_ref(&a, &x)), 0.0);
+    }
 
     /// Deterministic pseudo-random numbers for tests.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
