@@ -97,8 +97,9 @@ __device__ __forceinline__ i64 global_thread_id() {
 
 // Programmatic dependent launch (compute capability 9.0 and later; no-ops
 // below it and when the launch did not ask for it). A product of two
-// launches (HYB's ELL part then its COO tail, the long-row tails of SELL and
-// JDS, csr-merge's carry fix-up) launches its second kernel as a dependent
+// launches (HYB's ELL part then its COO tail, SELL's long-row tail,
+// csr-merge's carry fix-up; JDS's tail too where the host asks, which it
+// does not: slower on large matrices) launches its second kernel as a dependent
 // (launch.rs, `dependent_launch` in bench's report): dep_launch() in the
 // first kernel lets the second's blocks start as the first's last blocks
 // drain, and the second calls dep_wait() before it touches y (or anything

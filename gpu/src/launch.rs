@@ -293,10 +293,10 @@ fn coo_args<'a>(
 /// (`SPARSETOOL_PDL=0`), for comparisons with the same binary.
 pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 
-/// Whether the second launch of a two-launch product (HYB's COO tail, the
-/// long-row tails of SELL and JDS, csr-merge's carry fix-up) goes as a
-/// programmatic dependent launch: on compute capability 9.0 and later,
-/// unless [`PDL_ENV`] is `0`. Its blocks then start while the first
+/// Whether the second launch of a two-launch product (HYB's COO tail,
+/// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels; not
+/// JDS's tail, see `prepare`) goes as a programmatic dependent launch: on
+/// compute capability 9.0 and later, unless [`PDL_ENV`] is `0`. Its blocks then start while the first
 /// kernel's last blocks run, load their entries and gather `x`, and wait
 /// (`dep_wait` in `common.cuh`) only before they add into `y`, instead of
 /// starting at the grid boundary.
@@ -738,6 +738,11 @@ pub(crate) fn prepare<'m>(
             }
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
+            // JDS's tail waits for the whole main kernel: as a dependent
+            // launch it was 15-30 % faster on matrices of 1M entries but
+            // 8-15 % slower on power laws and circuits of 8M (H100,
+            // BENCHMARKS.md, issue 17)
+            p.dependent = false;
             p.params.insert("diagonals".into(), json!(j.ndiag));
             p.params.insert("cap".into(), json!(j.cap));
             if let Some(d) = threads(j.dims.nrows as u64) {

@@ -22,9 +22,9 @@
 //! | `sell-u16`, `sell-u16-batched` | SELL-C-sigma | `sell` and `sell-batched` reading 16-bit column offsets from a base column per slice, two in one 4-byte load (where each slice's columns, up to the long-row cap, lie at most 65534 apart) |
 //! | `csc-scatter` | CSC | the `coo` kernel on the entries in column order |
 //!
-//! Products of two launches (HYB's COO tail, the long-row tails of `jds`
-//! and `sell`, `csr-merge`'s carry fix-up) launch the second kernel as a
-//! *programmatic dependent launch* on compute capability 9.0 and later:
+//! Products of two launches (HYB's COO tail, `sell`'s long-row tail, the
+//! carry fix-ups of `csr-merge` and `csr-panels`) launch the second kernel
+//! as a *programmatic dependent launch* on compute capability 9.0 and later:
 //! its blocks start while the first kernel's last blocks run and wait only
 //! before they add into `y`, instead of at the grid boundary
 //! (`SPARSETOOL_PDL=0` turns this off; `bench` reports
