@@ -34,7 +34,7 @@
 // MP_MIX_MEAN and that holds at least MP_MIX_ROWS rows ends at the last row
 // end before such a multiple (one more search in the window); and
 // merge_partition moves each chunk's start back to the path point at the
-// multiple at or before it. The entry arrays are loaded evict-first, so a
+// multiple at or before it where that is at most MP_ALIGN rows back. The entry arrays are loaded evict-first, so a
 // line two tiles (or two warps) share was read twice from DRAM; measured
 // with Nsight Compute on the alpha 2.1 power law (f32), the kernel read
 // 625 MB from DRAM where cuSPARSE read 603. Chosen with
@@ -211,7 +211,8 @@ __device__ void csr_merge(int nrows, i64 nnz, int chunk, const int* __restrict__
     const i64 total = (i64)nrows + nnz;
     const i64 warp = global_thread_id() >> 5;
     if (warp * (i64)chunk >= total) return;  // warp-uniform
-    // the chunk, each end moved back to its aligned path point
+    // the chunk, each end moved back to its aligned path point where the
+    // partition did (merge_partition)
     const i64 d_begin = warp * (i64)chunk - ld(starts + 2 * warp + 1);
     const i64 d_end = min((warp + 1) * (i64)chunk, total) - ld(starts + 2 * warp + 3);
 

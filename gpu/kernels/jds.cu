@@ -30,7 +30,9 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
                     const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
                     const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
-    dep_launch();  // the long-row tail may start (it waits before adding)
+    // a no-op: the host launches the tail after this kernel has finished
+    // (launch.rs, prepare); the tail would wait before adding
+    dep_launch();
     const i64 p = global_thread_id();
     if (p >= nrows) return;
     int lo = 0, hi = min(ndiag, cap);

@@ -305,7 +305,7 @@ pub(crate) struct MergePlan {
     /// For each warp and the end of the path (`warps + 1` slots), the rows
     /// completed before its first item and how far that item lies before
     /// the warp's diagonal (`merge_partition`: chunks start on aligned
-    /// entries).
+    /// entries where that moves them back by at most `MERGE_ALIGN` rows).
     pub starts: CudaSlice<i32>,
     /// The row each warp leaves open at its chunk's end, or -1.
     pub carry_rows: CudaSlice<i32>,

@@ -403,6 +403,9 @@ impl<'a> RawArgs<'a> {
         }
         .result()?;
         self.syncs.clear();
+        // a failed wait or record on a buffer's event is kept by the context
+        // (device_ptr cannot return it): report it as cudarc's builder does
+        self.stream.context().check_err()?;
         Ok(())
     }
 }
@@ -980,9 +983,9 @@ impl Prepared<'_> {
         Ok(())
     }
 
-    /// The second launch: HYB's COO part, or the long-row tail of JDS and
-    /// SELL; each adds into the `y` the main launch wrote before it on the
-    /// same stream.
+    /// The second launch: HYB's COO part, the long-row tail of JDS or SELL,
+    /// or csr-merge's carry fix-up; each adds into the `y` the main launch
+    /// wrote before it on the same stream.
     fn enqueue_tail(
         &self,
         stream: &std::sync::Arc<CudaStream>,
