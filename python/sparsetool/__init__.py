@@ -237,7 +237,7 @@ def analyze(path_or_matrix: Union[PathLike, Matrix], *, dtype: Any = None, lenie
         >>> import sparsetool
         >>> r = sparsetool.analyze("fixtures/matrices/real/memplus.mtx.gz")
         >>> r["nrows"], r["row_length"]["max"], r["recommendation"]["layout"]
-        (17758, 574, 'coo')
+        (17758, 574, 'hyb-4')
     """
     if isinstance(path_or_matrix, (str, os.PathLike)):
         text = _native.analyze_path(os.fspath(path_or_matrix), _precision(dtype), bool(lenient))
@@ -265,8 +265,8 @@ def recommend(path_or_matrix: Union[PathLike, Matrix], *, dtype: Any = None, len
     Example:
         >>> import sparsetool
         >>> rec = sparsetool.recommend("fixtures/matrices/real/memplus.mtx.gz")
-        >>> rec.layout, rec.reason.startswith("COO: predicted")
-        ('coo', True)
+        >>> rec.layout, rec.reason.startswith("HYB (ELL width 4")
+        ('hyb-4', True)
     """
     r = analyze(path_or_matrix, dtype=dtype, lenient=lenient)["recommendation"]
     return Recommendation(r["layout"], r["reason"], r["format"], dict(r.get("params") or {}))
