@@ -296,8 +296,9 @@ pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 /// Whether the second launch of a two-launch product (HYB's COO tail,
 /// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels; not
 /// JDS's tail, see `prepare`) goes as a programmatic dependent launch: on
-/// compute capability 9.0 and later, unless [`PDL_ENV`] is `0`. Its blocks then start while the first
-/// kernel's last blocks run, load their entries and gather `x`, and wait
+/// compute capability 9.0 and later, unless [`PDL_ENV`] is `0`. Its
+/// blocks then start while the first kernel's last blocks run, load their
+/// entries and gather `x`, and wait
 /// (`dep_wait` in `common.cuh`) only before they add into `y`, instead of
 /// starting at the grid boundary.
 pub(crate) fn dependent_launch(ctx: &GpuContext) -> bool {
