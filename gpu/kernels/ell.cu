@@ -58,10 +58,41 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
     stcs(y + row, slot_sum<0>(row, nrows, width, col_idx, vals, x));
 }
 
+// `ell-u16` and HYB's ELL part as `hyb-u16`: one thread per row reading
+// each column as a 16-bit offset from a base column of the warp's 32 rows
+// (pair_sum in common.cuh; the words of slot pair j at j * nrows + row, as
+// the slots), 2 bytes a slot less, in batches of 2 pairs loaded ahead of
+// their gathers (complex values 1: SlotBatch<T, 4> / 2). On the H100
+// (BENCHMARKS.md, issue 17) against `ell`/`hyb`: a 2D stencil of 12.5M rows
+// 203 -> 178 us (f32), a 27-point stencil 29.3 -> 22.5, a FEM matrix's HYB
+// 27.3 -> 22.8, a circuit's HYB 297 -> 273; the plain loop over the pairs
+// gained only on wide rows (FEM) and lost on 5-slot stencils. A warp whose rows' columns lie 65535 or more apart
+// (base -1: the dense rows of a circuit, which HYB keeps the first slots of)
+// reads the 32-bit indices instead; the branch is warp-uniform, since a
+// warp holds exactly one group of 32 rows (one thread per row, whole warps).
+// layout::ell_u16 builds the bases and words.
+template <typename T>
+__device__ void ell_u16(int nrows, int width, const int* __restrict__ base,
+                        const unsigned* __restrict__ words, const int* __restrict__ col_idx,
+                        const T* __restrict__ vals, const T* __restrict__ x,
+                        T* __restrict__ y) {
+    dep_launch();  // HYB's COO tail may start (it waits before adding)
+    const i64 row = global_thread_id();
+    if (row >= nrows) return;
+    const int b = ld(base + (row >> 5));
+    // the pairs and values are loaded whatever the base (a group without
+    // one holds padding only, so nothing is gathered), so their loads do
+    // not wait for it; a branch on the base first ran at the 32-bit
+    // kernel's speed or slower (2D stencil f32 204.6 against 202.9 us)
+    T sum = pair_sum<SlotBatch<T, 4>::value / 2>(row, (i64)nrows, width, words + row, b, vals, x);
+    if (b < 0) sum = slot_sum<0>(row, nrows, width, col_idx, vals, x);
+    stcs(y + row, sum);
+}
+
 // spmv_ell_<t>: ell_plain (one thread per row), spmv_ell_<t>_b4: batches of 4 slots (32
 // registers), spmv_ell_<t>_deep: batches of 8 (64 registers); complex64's
 // _b4 takes 2, complex128 half of either (slot_sum in common.cuh,
-// plan::slot_batch).
+// plan::slot_batch); spmv_ell_<t>_u16: ell_u16.
 #define ELL(t, T)                                                                          \
     extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t(int nrows, int width, int lanes,   \
                                                        const int* row_nnz,                  \
@@ -80,5 +111,10 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
         int nrows, int width, int lanes, const int* row_nnz, const int* col_idx,           \
         const T* vals, const T* x, T* y) {                                                 \
         ell<SlotBatch<T, 8>::value, T>(nrows, width, lanes, row_nnz, col_idx, vals, x, y); \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_ell_##t##_u16(                             \
+        int nrows, int width, const int* base, const unsigned* words, const int* col_idx,  \
+        const T* vals, const T* x, T* y) {                                                 \
+        ell_u16<T>(nrows, width, base, words, col_idx, vals, x, y);                        \
     }
 SPMV_TYPES(ELL)

@@ -35,69 +35,6 @@ __device__ __forceinline__ T sell_slots(int C, i64 idx, int s0, int s1,
     return slot_sum<K>(idx + (i64)s0 * C, (i64)C, s1 - s0, col_idx, vals, x);
 }
 
-// `sell-u16`'s columns: per slice a base column and, from u16_ptr[slice]
-// on, 16-bit offsets from it in pairs: slots 2j and 2j + 1 of local row r
-// are the low and high half of the 32-bit word j * C + r (one 4-byte load
-// gathers two columns; 2-byte loads, one a slot, ran slower than the 32-bit
-// indices in f64). SELL_U16_PAD marks padding, and the high half past an
-// odd width. Built by layout::sell_u16 for the first `cap` slots.
-#define SELL_U16_PAD 0xFFFFu
-
-// Sum over the first n slots of a thread whose values start at vidx, C
-// apart, its column pairs at cp, C words apart; KP = 0: a plain loop (2
-// pairs a trip for 4-byte values, else 1), KP > 0: batches of KP pairs
-// loaded ahead of their gathers, as slot_sum's batches.
-template <int KP, typename T>
-__device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __restrict__ cp,
-                                      int base, const T* __restrict__ vals,
-                                      const T* __restrict__ x) {
-    T sum = T(0);
-    const int np = (n + 1) >> 1;
-    if constexpr (KP == 0) {
-// two pairs a trip spilled 60 bytes in f64 under 32 registers
-#pragma unroll(sizeof(T) == 4 ? 2 : 1)
-        for (int j = 0; j < np; ++j) {
-            const unsigned pr = ldcs(cp + (i64)j * C);
-            const T v0 = ldcs(vals + vidx + (i64)(2 * j) * C);
-            const T v1 = 2 * j + 1 < n ? ldcs(vals + vidx + (i64)(2 * j + 1) * C) : T(0);
-            const unsigned c0 = pr & 0xFFFFu, c1 = pr >> 16;
-            if (c0 != SELL_U16_PAD) sum += v0 * ld(x + base + (int)c0);
-            if (c1 != SELL_U16_PAD) sum += v1 * ld(x + base + (int)c1);
-        }
-    } else {
-        // pair q's columns and values (padding past the thread's slots)
-        auto load = [&](int q, unsigned& pr, T& a, T& b) {
-            pr = q < np ? ldcs(cp + (i64)q * C) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
-            a = 2 * q < n ? ldcs(vals + vidx + (i64)(2 * q) * C) : T(0);
-            b = 2 * q + 1 < n ? ldcs(vals + vidx + (i64)(2 * q + 1) * C) : T(0);
-        };
-        unsigned pn[KP];
-        T an[KP], bn[KP];
-#pragma unroll
-        for (int k = 0; k < KP; ++k) load(k, pn[k], an[k], bn[k]);
-        for (int j = 0; j < np; j += KP) {
-            unsigned pr[KP];
-            T a[KP], b[KP];
-#pragma unroll
-            for (int k = 0; k < KP; ++k) {
-                pr[k] = pn[k];
-                a[k] = an[k];
-                b[k] = bn[k];
-            }
-            // the next batch's pairs
-#pragma unroll
-            for (int k = 0; k < KP; ++k) load(j + KP + k, pn[k], an[k], bn[k]);
-#pragma unroll
-            for (int k = 0; k < KP; ++k) {
-                const unsigned c0 = pr[k] & 0xFFFFu, c1 = pr[k] >> 16;
-                if (c0 != SELL_U16_PAD) sum += a[k] * ld(x + base + (int)c0);
-                if (c1 != SELL_U16_PAD) sum += b[k] * ld(x + base + (int)c1);
-            }
-        }
-    }
-    return sum;
-}
-
 // What a thread of the main kernel sums: its first w slots (local row r of
 // `slice`, values from vidx, C apart), through the stored 32-bit indices
 // (Slots32, slot_sum's batches of K) or `sell-u16`'s pairs (SlotsU16,

@@ -707,7 +707,7 @@ pub fn bench<T: Scalar, I: Index>(
                 Ok(p) => p,
                 // the column panels are a second copy of the matrix: where
                 // it does not fit, that kernel is skipped, not the bench;
-                // so is sell-u16 where its offsets do not fit 16 bits
+                // so are the 16-bit kernels where their offsets do not fit
                 Err(e)
                     if matches!(kernel, GpuKernel::CsrPanels(_))
                         || matches!(e, GpuError::NotApplicable { .. }) =>
@@ -754,6 +754,21 @@ pub fn bench<T: Scalar, I: Index>(
                         match set.as_ref() {
                             Some(Ok(n)) => Traffic {
                                 matrix: (traffic.matrix + n.bytes).saturating_sub(4 * n.main_slots),
+                                ..traffic
+                            },
+                            _ => traffic,
+                        }
+                    }
+                    _ => traffic,
+                },
+                // the ELL part's columns as 16-bit pairs where its warp's
+                // rows fit them, and a base column per 32 rows
+                GpuKernel::EllU16 | GpuKernel::HybU16 => match &m {
+                    DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
+                        let set = e.u16.lock().unwrap_or_else(PoisonError::into_inner);
+                        match set.as_ref() {
+                            Some(Ok(n)) => Traffic {
+                                matrix: traffic.matrix.saturating_add_signed(n.saved),
                                 ..traffic
                             },
                             _ => traffic,
@@ -927,12 +942,16 @@ mod tests {
             .map(|k| k.1)
             .collect();
         assert_eq!(wide[5], "csr-panels");
-        assert_eq!(kernels_for(FormatKind::Hyb, 1, 1, 1, 8).len(), 1);
+        let hyb: Vec<String> = kernels_for(FormatKind::Hyb, 1, 1, 1, 8)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(hyb, ["hyb", "hyb-u16"]);
         let ell: Vec<String> = kernels_for(FormatKind::Ell, 1, 1, 1, 8)
             .into_iter()
             .map(|k| k.1)
             .collect();
-        assert_eq!(ell, ["ell", "ell-l1", "ell-l2", "ell-l4"]);
+        assert_eq!(ell, ["ell", "ell-u16", "ell-l1", "ell-l2", "ell-l4"]);
         let sell: Vec<String> = kernels_for(FormatKind::Sell, 1, 1, 1, 8)
             .into_iter()
             .map(|k| k.1)

@@ -325,7 +325,7 @@ pub(crate) struct DevCoo {
     pub vals: DevVals,
 }
 
-/// ELL on the device.
+/// ELL on the device (also HYB's ELL part).
 #[derive(Debug)]
 pub(crate) struct DevEll {
     pub dims: Dims,
@@ -333,6 +333,79 @@ pub(crate) struct DevEll {
     pub row_nnz: DevIdx,
     pub col_idx: DevIdx,
     pub vals: DevVals,
+    /// The 16-bit columns of `ell-u16` and `hyb-u16` ([`DevEll::u16_columns`];
+    /// built on first use, once per matrix, outside any timed product), or
+    /// why this matrix has none.
+    pub u16: Built<DevEllU16>,
+}
+
+/// [`crate::layout::EllU16`] on the device.
+#[derive(Debug)]
+pub(crate) struct DevEllU16 {
+    /// Base column of every group of 32 rows (-1: its warp reads the 32-bit
+    /// indices).
+    pub base: DevIdx,
+    /// Two 16-bit offsets a word, slot-major.
+    pub words: CudaSlice<u32>,
+    /// Rows whose columns are read as offsets.
+    pub narrow_rows: usize,
+    /// Bytes the kernel reads for its columns beyond the 32-bit indices it
+    /// no longer reads: the bases, minus 2 a slot of the narrow rows.
+    pub saved: i64,
+}
+
+/// Arrays built from a device matrix on first use and kept with it (the
+/// 16-bit columns), or why the matrix has none.
+pub(crate) type Built<U> = std::sync::Mutex<Option<Result<U, String>>>;
+
+/// Builds `slot`'s arrays with `build` on first use and keeps them, or keeps
+/// why this matrix has none and returns it as [`GpuError::NotApplicable`]
+/// for `kernel` every time; a driver or memory error is returned as it is
+/// and not kept.
+pub(crate) fn ensure_built<U>(
+    slot: &Built<U>,
+    kernel: &'static str,
+    build: impl FnOnce() -> Result<U, GpuError>,
+) -> Result<(), GpuError> {
+    let mut set = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if set.is_none() {
+        *set = Some(match build() {
+            Ok(n) => Ok(n),
+            Err(GpuError::NotApplicable { reason, .. }) => Err(reason),
+            Err(e) => return Err(e),
+        });
+    }
+    match set.as_ref() {
+        Some(Err(reason)) => Err(GpuError::NotApplicable {
+            kernel,
+            reason: reason.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl DevEll {
+    /// Builds the 16-bit columns of `ell-u16` and `hyb-u16` from this
+    /// layout's column indices (downloaded, on `s`, the stream it was
+    /// uploaded on), or says why it cannot ([`crate::layout::ell_u16`]).
+    pub(crate) fn u16_columns(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+    ) -> Result<DevEllU16, GpuError> {
+        let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
+        cols.truncate(self.col_idx.len);
+        let h = crate::layout::ell_u16(self.dims.nrows, self.width, &cols)?;
+        drop(cols);
+        let groups = h.base.len() as i64;
+        Ok(DevEllU16 {
+            base: upload_i32(s, &h.base)?,
+            words: htod(s, &h.words)?,
+            narrow_rows: h.narrow_rows,
+            saved: 4 * groups - 2 * (h.narrow_rows * self.width) as i64,
+        })
+    }
 }
 
 /// JDS on the device.
@@ -377,7 +450,7 @@ pub(crate) struct DevSell {
     /// The 16-bit columns of `sell-u16` ([`DevSell::u16_columns`]; built on
     /// first use, once per matrix, outside any timed product), or why this
     /// matrix has none.
-    pub u16: std::sync::Mutex<Option<Result<DevU16, String>>>,
+    pub u16: Built<DevU16>,
 }
 
 /// [`crate::layout::SellU16`] on the device.
@@ -398,36 +471,6 @@ pub(crate) struct DevU16 {
 }
 
 impl DevSell {
-    /// Builds the 16-bit columns of `sell-u16` on first use
-    /// ([`DevSell::u16_columns`]) and keeps them, or keeps why this matrix
-    /// has none and returns it as [`GpuError::NotApplicable`] for `kernel`
-    /// every time; a driver or memory error is returned as it is and not
-    /// kept.
-    pub(crate) fn ensure_u16(
-        &self,
-        s: &std::sync::Arc<CudaStream>,
-        kernel: &'static str,
-    ) -> Result<(), GpuError> {
-        let mut set = self
-            .u16
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if set.is_none() {
-            *set = Some(match self.u16_columns(s) {
-                Ok(n) => Ok(n),
-                Err(GpuError::NotApplicable { reason, .. }) => Err(reason),
-                Err(e) => return Err(e),
-            });
-        }
-        match set.as_ref() {
-            Some(Err(reason)) => Err(GpuError::NotApplicable {
-                kernel,
-                reason: reason.clone(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
     /// Builds the 16-bit columns of `sell-u16` from this layout's arrays
     /// (downloaded: 4 bytes a slot and one offset and width a slice, on
     /// `s`, the stream it was uploaded on), or says why it cannot
@@ -650,6 +693,7 @@ pub(crate) fn upload_ell<T: Scalar, I: Index>(
         row_nnz: upload_idx(s, "row_nnz", m.row_nnz())?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
+        u16: std::sync::Mutex::new(None),
     })
 }
 

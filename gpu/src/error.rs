@@ -85,7 +85,8 @@ pub enum GpuError {
     #[error("multi-GPU SpMV: {0}")]
     Distributed(String),
     /// A kernel that only some matrices allow was asked for another
-    /// (`sell-u16` on a slice whose columns span more than 16 bits reach).
+    /// (`sell-u16` on a slice whose columns span more than 16 bits reach,
+    /// `ell-u16` on a layout none of whose groups of 32 rows they fit).
     #[error("kernel `{kernel}` does not apply to this matrix: {reason}")]
     NotApplicable {
         /// Kernel name.

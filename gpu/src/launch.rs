@@ -10,7 +10,9 @@ use sparsetool_formats::FormatKind;
 use std::sync::PoisonError;
 
 use crate::context::GpuContext;
-use crate::device_matrix::{DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan};
+use crate::device_matrix::{
+    ensure_built, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
+};
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
 use crate::GpuError;
@@ -47,9 +49,21 @@ pub enum GpuKernel {
     /// `None` picks them from the rows, the width and the device
     /// ([`plan::ell_lanes`]).
     Ell(Option<u32>),
+    /// [`GpuKernel::Ell`] with one thread per row reading each column as a
+    /// 16-bit offset from a base column of its warp's 32 rows, two slots'
+    /// in one 4-byte load (2 bytes a slot less: stencils, banded and FEM
+    /// matrices, the short rows of circuits, any matrix of at most 65535
+    /// columns); a warp whose rows' columns lie 65535 or more apart reads
+    /// the 32-bit indices. The offsets are built from the layout on first
+    /// use ([`crate::layout::ell_u16`]); a matrix none of whose warps they
+    /// fit gets [`GpuError::NotApplicable`] (`bench` lists it as skipped).
+    EllU16,
     /// HYB: the ELL kernel (at [`plan::ell_lanes`]), then the segmented COO
     /// kernel on the tail.
     Hyb,
+    /// HYB with [`GpuKernel::EllU16`] on its ELL part, then the segmented
+    /// COO kernel on the tail.
+    HybU16,
     /// JDS, one thread per sorted row (up to a cap of diagonals; the long
     /// rows' remaining diagonals in chunks over many threads).
     Jds,
@@ -85,7 +99,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 16] = [
+    pub const ALL: [GpuKernel; 18] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -95,7 +109,9 @@ impl GpuKernel {
         GpuKernel::CsrBinned,
         GpuKernel::CsrPanels(None),
         GpuKernel::Ell(None),
+        GpuKernel::EllU16,
         GpuKernel::Hyb,
+        GpuKernel::HybU16,
         GpuKernel::Jds,
         GpuKernel::Sell,
         GpuKernel::SellBatched,
@@ -106,8 +122,8 @@ impl GpuKernel {
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
-    /// `hyb`, `jds`, `sell`, `sell-batched`, `sell-u16`, `sell-u16-batched`,
-    /// `csc-scatter`.
+    /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `sell`, `sell-batched`, `sell-u16`,
+    /// `sell-u16-batched`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -120,7 +136,9 @@ impl GpuKernel {
             GpuKernel::CsrBinned => "csr-binned",
             GpuKernel::CsrPanels(_) => "csr-panels",
             GpuKernel::Ell(_) => "ell",
+            GpuKernel::EllU16 => "ell-u16",
             GpuKernel::Hyb => "hyb",
+            GpuKernel::HybU16 => "hyb-u16",
             GpuKernel::Jds => "jds",
             GpuKernel::Sell => "sell",
             GpuKernel::SellBatched => "sell-batched",
@@ -141,8 +159,8 @@ impl GpuKernel {
             | GpuKernel::CsrMerge(_)
             | GpuKernel::CsrBinned
             | GpuKernel::CsrPanels(_) => FormatKind::Csr,
-            GpuKernel::Ell(_) => FormatKind::Ell,
-            GpuKernel::Hyb => FormatKind::Hyb,
+            GpuKernel::Ell(_) | GpuKernel::EllU16 => FormatKind::Ell,
+            GpuKernel::Hyb | GpuKernel::HybU16 => FormatKind::Hyb,
             GpuKernel::Jds => FormatKind::Jds,
             GpuKernel::Sell
             | GpuKernel::SellBatched
@@ -540,6 +558,33 @@ fn ell_main(
     Ok(())
 }
 
+/// The ELL kernel with 16-bit columns (`spmv_ell_<t>_u16`, one thread per
+/// row), for ELL or HYB's ELL part: builds the offsets first, so that a
+/// matrix they fit no warp of gets no kernel.
+fn ell_u16_main(
+    ctx: &GpuContext,
+    p: &mut Prepared<'_>,
+    e: &DevEll,
+    kernel: GpuKernel,
+    dtype: ValueType,
+) -> Result<(), GpuError> {
+    ensure_built(&e.u16, kernel.name(), || e.u16_columns(ctx.stream()))?;
+    let narrow = e.u16.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(Ok(n)) = narrow.as_ref() {
+        p.params.insert("narrow_rows".into(), json!(n.narrow_rows));
+    }
+    p.u16 = true;
+    p.lanes = 1;
+    p.params.insert("lanes".into(), json!(1));
+    p.params.insert("slot_batch".into(), json!(0));
+    p.params.insert("column_bits".into(), json!(16));
+    if let Some(d) = threads(plan::ell_threads(e.dims.nrows, 1)) {
+        let name = kernel_name("spmv_ell", dtype, Some("u16"));
+        p.main = Some((ctx.function_width(KernelId::Ell, &name, p.m.wide())?, d));
+    }
+    Ok(())
+}
+
 /// The variant of the ELL or SELL kernel for threads that walk `slots`
 /// slots each: with `batched`, `_b4` or, from [`plan::DEEP_SLOTS`] on,
 /// `_deep`, their batch in the report's `slot_batch`; else the plain
@@ -732,10 +777,18 @@ pub(crate) fn prepare<'m>(
             p.params.insert("ell_width".into(), json!(e.width));
             ell_main(ctx, &mut p, e, lanes, dtype)?;
         }
-        (GpuKernel::Hyb, DeviceMatrix::Hyb(e, c)) => {
+        (GpuKernel::EllU16, DeviceMatrix::Ell(e)) => {
+            p.params.insert("ell_width".into(), json!(e.width));
+            ell_u16_main(ctx, &mut p, e, kernel, dtype)?;
+        }
+        (GpuKernel::Hyb | GpuKernel::HybU16, DeviceMatrix::Hyb(e, c)) => {
             p.params.insert("hyb_width".into(), json!(e.width));
             p.params.insert("coo_entries".into(), json!(c.dims.nnz));
-            ell_main(ctx, &mut p, e, None, dtype)?;
+            if kernel == GpuKernel::HybU16 {
+                ell_u16_main(ctx, &mut p, e, kernel, dtype)?;
+            } else {
+                ell_main(ctx, &mut p, e, None, dtype)?;
+            }
             let v = coo_variant(&mut p.params, c, dtype);
             if let Some(d) = threads(plan::coo_segmented_threads(c.dims.nnz, dtype.size())) {
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some(v))?, d));
@@ -774,7 +827,7 @@ pub(crate) fn prepare<'m>(
             if s.dims.nrows > 0 {
                 let v = if p.u16 {
                     // offsets first: a matrix they do not fit gets no kernel
-                    s.ensure_u16(ctx.stream(), kernel.name())?;
+                    ensure_built(&s.u16, kernel.name(), || s.u16_columns(ctx.stream()))?;
                     let deep = kernel == GpuKernel::SellU16Batched;
                     let batch = if deep {
                         plan::slot_batch(plan::DEEP_SLOTS, dtype.size(), dtype.complex)
@@ -920,14 +973,26 @@ impl Prepared<'_> {
                 let nrows = e.dims.nrows as i32;
                 let width = e.width as i32;
                 let lanes = self.lanes as i32;
-                b.arg(&nrows)
-                    .arg(&width)
-                    .arg(&lanes)
-                    .arg(&e.row_nnz.buf)
-                    .arg(&e.col_idx.buf);
+                b.arg(&nrows).arg(&width);
+                let set = self
+                    .u16
+                    .then(|| e.u16.lock().unwrap_or_else(PoisonError::into_inner));
+                if let Some(set) = &set {
+                    let Some(Ok(n)) = set.as_ref() else {
+                        return Err(GpuError::MissingKernel(
+                            "the 16-bit columns (prepare the kernel again)".into(),
+                        ));
+                    };
+                    b.arg(&n.base.buf).arg(&n.words).arg(&e.col_idx.buf);
+                } else {
+                    b.arg(&lanes).arg(&e.row_nnz.buf).arg(&e.col_idx.buf);
+                }
                 b.arg(&e.vals.buf).arg(&x.buf).arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_ell_<t>; the grid
-                // holds whole warps of 32 / lanes rows (plan::ell_threads).
+                // SAFETY: argument list matches spmv_ell_<t>[_b4|_deep] or,
+                // with the 16-bit columns (built from this layout: a base
+                // per 32 rows, ceil(width / 2) * nrows words),
+                // spmv_ell_<t>_u16; the grid holds whole warps of 32 / lanes
+                // rows (plan::ell_threads; lanes 1 for _u16).
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Jds(j) => {

@@ -182,16 +182,10 @@ pub fn sell_u16<P: Index, I: Index>(
         .par_iter()
         .with_min_len(256)
         .map(|&(start, main)| {
-            col_idx[start..start + main * c]
-                .iter()
-                .map(|v| v.to_i64())
-                .filter(|&v| v >= 0)
-                .fold(None, |acc, v| {
-                    Some(acc.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v))))
-                })
+            column_span(col_idx[start..start + main * c].iter().map(|v| v.to_i64()))
         })
         .collect();
-    let max = i64::from(SELL_U16_PAD) - 1;
+    let max = U16_SPAN;
     if let Some((k, (lo, hi))) = spans
         .iter()
         .enumerate()
@@ -242,6 +236,152 @@ pub fn sell_u16<P: Index, I: Index>(
         ptr,
         cols,
         main_slots,
+    })
+}
+
+/// The widest span of columns a group's 16-bit offsets reach: offsets are
+/// `0..SELL_U16_PAD` (the largest value marks padding).
+const U16_SPAN: i64 = SELL_U16_PAD as i64 - 1;
+
+/// The smallest and largest of `cols`, padding (negative) left out; `None`
+/// without any column.
+fn column_span(cols: impl Iterator<Item = i64>) -> Option<(i64, i64)> {
+    cols.filter(|&v| v >= 0).fold(None, |acc, v| {
+        Some(acc.map_or((v, v), |(lo, hi): (i64, i64)| (lo.min(v), hi.max(v))))
+    })
+}
+
+/// Rows of a group of `ell-u16` and `hyb-u16` ([`EllU16`]): one warp of
+/// the kernel, one thread per row.
+pub const ELL_U16_GROUP: usize = 32;
+
+/// The column indices of an ELL layout (HYB's ELL part too) as the
+/// `ell-u16` and `hyb-u16` kernels read them ([`ell_u16`]): per group of
+/// [`ELL_U16_GROUP`] rows a base column, per slot a 16-bit offset from it,
+/// in pairs: slots `2j` and `2j + 1` of row `r` are the low and high half
+/// of word `j * nrows + r` (the slot-major order of the ELL arrays, so a
+/// warp's loads stay coalesced). A group whose columns lie further apart
+/// than the offsets reach has no base (-1) and its warp reads the 32-bit
+/// indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EllU16 {
+    /// Per group, the smallest column of its entries (0 for a group without
+    /// any), or -1 where its columns span more than 65534.
+    pub base: Vec<i32>,
+    /// `ceil(width / 2) * nrows` words of two offsets each;
+    /// [`SELL_U16_PAD`] for padding, past an odd width and in every word of
+    /// a group without a base.
+    pub words: Vec<u32>,
+    /// Rows in groups with a base: the rows whose columns are read as
+    /// 16-bit offsets.
+    pub narrow_rows: usize,
+}
+
+impl EllU16 {
+    /// The column of slot `s` of row `r` (`nrows` rows) as the kernel reads
+    /// it from the offsets; `None` for padding or a row of a group without a
+    /// base (which the kernel reads from the 32-bit indices).
+    #[must_use]
+    pub fn column(&self, nrows: usize, s: usize, r: usize) -> Option<usize> {
+        let b = self.base[r / ELL_U16_GROUP];
+        let w = self.words[(s / 2) * nrows + r];
+        let o = if s % 2 == 0 { w & 0xFFFF } else { w >> 16 };
+        (b >= 0 && o != u32::from(SELL_U16_PAD)).then(|| b as usize + o as usize)
+    }
+}
+
+/// Builds [`EllU16`] from the slot-major column indices of an ELL layout
+/// of `nrows` rows and `width` slots (-1 for padding): a group of
+/// [`ELL_U16_GROUP`] rows gets a base where its columns lie at most 65534
+/// apart (every group of a stencil, a banded or FEM matrix, the short rows
+/// of a circuit; every group of a matrix of at most 65535 columns), else
+/// none.
+///
+/// ```
+/// use sparsetool_gpu::layout::{ell_u16, SELL_U16_PAD};
+/// // 33 rows (two groups), width 3: row r holds columns r and r + 1,
+/// // except row 32 (the second group), which holds 0 and 100 000
+/// let nrows = 33;
+/// let mut cols = vec![-1i32; 3 * nrows];
+/// for r in 0..32 {
+///     cols[r] = r as i32;
+///     cols[nrows + r] = r as i32 + 1;
+/// }
+/// cols[32] = 0;
+/// cols[nrows + 32] = 100_000;
+/// let n = ell_u16(nrows, 3, &cols).unwrap();
+/// assert_eq!(n.base, vec![0, -1]);
+/// assert_eq!(n.narrow_rows, 32);
+/// // row 5: slots 0 and 1 in word 5, slot 2 (padding) in word nrows + 5
+/// assert_eq!(n.words[5], 5 | 6 << 16);
+/// assert_eq!(n.words[nrows + 5], u32::from(SELL_U16_PAD) | u32::from(SELL_U16_PAD) << 16);
+/// assert_eq!(n.column(nrows, 1, 5), Some(6));
+/// assert_eq!(n.column(nrows, 1, 32), None);
+/// ```
+///
+/// # Errors
+/// [`GpuError::NotApplicable`] where no group has a base (the offsets would
+/// save nothing), or where `col_idx` is not `nrows * width` long.
+pub fn ell_u16<I: Index>(nrows: usize, width: usize, col_idx: &[I]) -> Result<EllU16, GpuError> {
+    let not = |reason: String| GpuError::NotApplicable {
+        kernel: "ell-u16",
+        reason,
+    };
+    if nrows.checked_mul(width) != Some(col_idx.len()) {
+        return Err(not(format!(
+            "{} column indices are not an ELL layout of {nrows} rows and width {width}",
+            col_idx.len()
+        )));
+    }
+    let col = |s: usize, r: usize| col_idx[s * nrows + r].to_i64();
+    let groups = nrows.div_ceil(ELL_U16_GROUP);
+    let base: Vec<i32> = (0..groups)
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|g| {
+            let rows = g * ELL_U16_GROUP..((g + 1) * ELL_U16_GROUP).min(nrows);
+            let span = column_span((0..width).flat_map(|s| rows.clone().map(move |r| col(s, r))));
+            match span {
+                None => 0,
+                Some((lo, hi)) if hi - lo <= U16_SPAN => i32::try_from(lo).unwrap_or(-1),
+                Some(_) => -1,
+            }
+        })
+        .collect();
+    let narrow_rows = (0..groups)
+        .filter(|&g| base[g] >= 0)
+        .map(|g| ELL_U16_GROUP.min(nrows - g * ELL_U16_GROUP))
+        .sum();
+    if narrow_rows == 0 && nrows > 0 {
+        return Err(not(format!(
+            "no group of {ELL_U16_GROUP} rows has its columns within {} of each other",
+            U16_SPAN + 1
+        )));
+    }
+    let pad = u32::from(SELL_U16_PAD);
+    let mut words = vec![pad | pad << 16; width.div_ceil(2) * nrows];
+    if nrows > 0 {
+        words
+            .par_chunks_mut(nrows)
+            .enumerate()
+            .for_each(|(j, out)| {
+                for (r, w) in out.iter_mut().enumerate() {
+                    let b = i64::from(base[r / ELL_U16_GROUP]);
+                    if b < 0 {
+                        continue;
+                    }
+                    let enc = |s: usize| match (s < width).then(|| col(s, r)) {
+                        Some(c) if c >= 0 => (c - b) as u32,
+                        _ => pad,
+                    };
+                    *w = enc(2 * j) | enc(2 * j + 1) << 16;
+                }
+            });
+    }
+    Ok(EllU16 {
+        base,
+        words,
+        narrow_rows,
     })
 }
 

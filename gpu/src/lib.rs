@@ -15,7 +15,9 @@
 //! | `csr-balanced` | CSR | equal nnz per warp, segmented scan, atomics only at chunk edges |
 //! | `csr-merge` | CSR | merge path: equal row ends + entries per warp from a partition built once per matrix, tiles staged in shared memory (long-row tiles summed in registers), chunk-edge rows added by a fix-up kernel (no zeroing of `y`) |
 //! | `ell` | ELL | slot-major (coalesced); a thread per row, or 2 or 4 with batched loads on matrices of few rows |
+//! | `ell-u16` | ELL | `ell` with a thread per row reading 16-bit column offsets from a base column per 32 rows, two in one 4-byte load (the warps whose rows' columns lie 65535 or more apart read the 32-bit indices) |
 //! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream; the tail as a dependent launch (below) |
+//! | `hyb-u16` | HYB | `hyb` with `ell-u16` on the ELL part |
 //! | `jds` | JDS | thread per sorted row along the jagged diagonals |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
 //! | `sell-batched` | SELL-C-sigma | `sell` with each thread's indices and values loaded a batch ahead of its `x` gathers |

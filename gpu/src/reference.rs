@@ -540,14 +540,52 @@ pub fn spmv_ell<T: Scalar, I: Index>(
     // Like the kernel: every slot of the width, predicated on the index;
     // row_nnz is not read.
     let _ = row_nnz;
+    ell_ref(
+        nrows,
+        width,
+        |s, i| stored_col(col_idx, s * nrows + i),
+        vals,
+        x,
+    )
+}
+
+/// Reference of `spmv_ell_<t>_u16` (`ell-u16`, and HYB's ELL part in
+/// `hyb-u16`): [`spmv_ell`] with the columns of a row in a group with a base
+/// read from `narrow` (built by [`crate::layout::ell_u16`] from `col_idx`)
+/// as the base plus the slot's 16-bit offset
+/// ([`crate::layout::EllU16::column`]), the other rows' from `col_idx`.
+#[must_use]
+pub fn spmv_ell_u16<T: Scalar, I: Index>(
+    nrows: usize,
+    width: usize,
+    col_idx: &[I],
+    narrow: &crate::layout::EllU16,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let col = |s: usize, i: usize| {
+        if narrow.base[i / crate::layout::ELL_U16_GROUP] >= 0 {
+            narrow.column(nrows, s, i)
+        } else {
+            stored_col(col_idx, s * nrows + i)
+        }
+    };
+    ell_ref(nrows, width, col, vals, x)
+}
+
+/// Every row's sum over its `width` slots (slot-major), the column of slot
+/// `s` of row `i` from `col` (`None`: padding).
+fn ell_ref<T: Scalar>(
+    nrows: usize,
+    width: usize,
+    col: impl Fn(usize, usize) -> Option<usize>,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
     (0..nrows)
         .map(|i| {
             (0..width)
-                .filter_map(|s| {
-                    let idx = s * nrows + i;
-                    let c = col_idx[idx];
-                    (c >= I::default()).then(|| vals[idx].re() * x[c.to_usize()].re())
-                })
+                .filter_map(|s| col(s, i).map(|c| vals[s * nrows + i].re() * x[c].re()))
                 .sum()
         })
         .collect()
@@ -1028,6 +1066,65 @@ mod tests {
             let (perm, jd, ci) = ([0, 2, 1], [0, 2, 3], [0, 1, 2]);
             let jds = spmv_jds::<f64, i32>(3, cap, &perm, &jd, &ci, &[1.0, 3.0, 2.0], &x);
             assert_eq!(jds, vec![201.0, 0.0, 30.0], "cap {cap}");
+        }
+    }
+
+    /// The 16-bit ELL columns reproduce the product on every test matrix
+    /// and on one whose second group of 32 rows spans 150 000 columns (no
+    /// base: its rows read the 32-bit indices), as ELL and as HYB's ELL
+    /// part.
+    #[test]
+    fn ell_u16_reference_reproduces_the_product() {
+        let mut all = matrices();
+        // 100 rows, 200 000 columns: row i holds i, i + 7 and 2i (2i + 1 for
+        // row 40 of group 1, plus column 150 000)
+        let n = 100usize;
+        let (mut rp, mut ci, mut va) = (vec![0i32], Vec::new(), Vec::new());
+        for i in 0..n {
+            let mut cols = vec![i, i + 7, 2 * i + usize::from(i == 40)];
+            if i == 40 {
+                cols.push(150_000);
+            }
+            cols.sort_unstable();
+            cols.dedup();
+            for c in cols {
+                ci.push(c as i32);
+                va.push(1.0 + (i * 3 + c) as f64 % 5.0);
+            }
+            rp.push(ci.len() as i32);
+        }
+        all.push(Csr::try_from_parts(n, 200_000, rp, ci, va).unwrap());
+        for a in all {
+            let x = x_for(&a, 3);
+            let mut y = vec![0.0; a.nrows()];
+            a.spmv(&x, &mut y);
+            let e = sparsetool_convert::csr_to_ell(&a, None, true).unwrap();
+            let narrow = match crate::layout::ell_u16(e.nrows(), e.width(), e.col_idx()) {
+                Ok(n) => n,
+                // no group fits: only a matrix whose every group spans too far
+                Err(_) => {
+                    assert!(
+                        a.nrows() > 0 && a.ncols() > 65_535,
+                        "{}x{}",
+                        a.nrows(),
+                        a.ncols()
+                    );
+                    continue;
+                }
+            };
+            let yn = spmv_ell_u16(e.nrows(), e.width(), e.col_idx(), &narrow, e.values(), &x);
+            close(&yn, &y);
+            if a.ncols() == 200_000 {
+                assert_eq!(narrow.base, vec![0, -1, 64, 96]);
+                assert_eq!(narrow.narrow_rows, 68);
+            }
+            let h = sparsetool_convert::csr_to_hyb(&a, sparsetool_convert::HybWidth::Auto).unwrap();
+            let he = h.ell();
+            let hn = crate::layout::ell_u16(he.nrows(), he.width(), he.col_idx()).unwrap();
+            let mut yh = spmv_ell_u16(he.nrows(), he.width(), he.col_idx(), &hn, he.values(), &x);
+            let c = h.coo();
+            spmv_coo(c.rows(), c.cols(), c.values(), &x, &mut yh);
+            close(&yh, &y);
         }
     }
 

@@ -14,7 +14,7 @@ use sparsetool_convert::HybWidth;
 use sparsetool_convert::{from_csr, transposed_csr, ConvertParams};
 use sparsetool_fixtures::seed;
 use sparsetool_formats::{
-    Complex32, Complex64, Coo, Csr, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
+    Complex32, Complex64, Coo, Csr, Ell, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
 };
 use sparsetool_gpu::layout;
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
@@ -428,16 +428,25 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
-            (MatrixRef::Hyb(h), GpuKernel::Hyb) => {
+            (MatrixRef::Ell(m), GpuKernel::EllU16) => {
+                let narrow = ell_u16_of(m).map_err(|e| e.to_string())?;
+                r::spmv_ell_u16(m.nrows(), m.width(), m.col_idx(), &narrow, m.values(), x)
+            }
+            (MatrixRef::Hyb(h), GpuKernel::Hyb | GpuKernel::HybU16) => {
                 let e = h.ell();
-                let mut y = r::spmv_ell(
-                    e.nrows(),
-                    e.width(),
-                    e.row_nnz(),
-                    e.col_idx(),
-                    e.values(),
-                    x,
-                );
+                let mut y = if k == GpuKernel::HybU16 {
+                    let narrow = ell_u16_of(e).map_err(|e| e.to_string())?;
+                    r::spmv_ell_u16(e.nrows(), e.width(), e.col_idx(), &narrow, e.values(), x)
+                } else {
+                    r::spmv_ell(
+                        e.nrows(),
+                        e.width(),
+                        e.row_nnz(),
+                        e.col_idx(),
+                        e.values(),
+                        x,
+                    )
+                };
                 let c = h.coo();
                 r::spmv_coo_segmented(
                     plan::coo_items(std::mem::size_of::<T>()),
@@ -498,6 +507,28 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
 fn sell_cap<T: Scalar, I: Index>(m: &Sell<T, I>) -> usize {
     let longest = m.slice_width().iter().map(|w| w.to_usize()).max();
     sparsetool_gpu::plan::long_row_cap(m.nrows(), m.nnz(), longest.unwrap_or(0))
+}
+
+/// A failure unless `y` is the refusal of a kernel that does not apply
+/// (`why`: what the layout says).
+fn not_refused(
+    name: &str,
+    label: &str,
+    why: &GpuError,
+    y: Result<Vec<f64>, String>,
+) -> Option<String> {
+    match y {
+        Err(e) if e.contains("does not apply") => None,
+        other => Some(format!(
+            "{name} {label}: {why}, but the kernel gave {other:?}"
+        )),
+    }
+}
+
+/// The 16-bit columns of `ell-u16` (and `hyb-u16` on HYB's ELL part) for
+/// `m`, or why it has none.
+fn ell_u16_of<T: Scalar, I: Index>(m: &Ell<T, I>) -> Result<layout::EllU16, GpuError> {
+    layout::ell_u16(m.nrows(), m.width(), m.col_idx())
 }
 
 /// The 16-bit columns of `sell-u16` for `m`, or why it has none.
@@ -566,17 +597,34 @@ fn check_kernel<T: Scalar, I: Index>(
             Ok(e) => check(label, run(&MatrixRef::Ell(&e), &x, kernel)),
             Err(e) => println!("note: {name}: no ELL ({e})"),
         },
-        GpuKernel::Hyb => {
+        GpuKernel::EllU16 => match sparsetool_convert::csr_to_ell(a, None, true) {
+            Ok(e) => {
+                let y = run(&MatrixRef::Ell(&e), &x, kernel);
+                // no warp's columns within 16 bits: refused, and says so
+                match ell_u16_of(&e) {
+                    Err(why) => conv_fails.extend(not_refused(name, &label, &why, y)),
+                    Ok(_) => check(label, y),
+                }
+            }
+            Err(e) => println!("note: {name}: no ELL ({e})"),
+        },
+        GpuKernel::Hyb | GpuKernel::HybU16 => {
             let mut widths = vec![HybWidth::Auto];
             if a.ncols() >= 2 {
                 widths.push(HybWidth::Fixed(2));
             }
             for w in widths {
                 match sparsetool_convert::csr_to_hyb(a, w) {
-                    Ok(h) => check(
-                        format!("{label}/{w:?}"),
-                        run(&MatrixRef::Hyb(&h), &x, kernel),
-                    ),
+                    Ok(h) => {
+                        let label = format!("{label}/{w:?}");
+                        let y = run(&MatrixRef::Hyb(&h), &x, kernel);
+                        match ell_u16_of(h.ell()) {
+                            Err(why) if kernel == GpuKernel::HybU16 => {
+                                conv_fails.extend(not_refused(name, &label, &why, y));
+                            }
+                            _ => check(label, y),
+                        }
+                    }
                     Err(e) => conv_fails.push(format!("{name} {label}: conversion: {e}")),
                 }
             }
@@ -611,12 +659,7 @@ fn check_kernel<T: Scalar, I: Index>(
                 let u16 = matches!(kernel, GpuKernel::SellU16 | GpuKernel::SellU16Batched);
                 // a slice spanning more than 16 bits: refused, and says so
                 match (u16, sell_u16_of(&s)) {
-                    (true, Err(why)) => match y {
-                        Err(e) if e.contains("does not apply") => {}
-                        other => conv_fails.push(format!(
-                            "{name} {label}: {why}, but the kernel gave {other:?}"
-                        )),
-                    },
+                    (true, Err(why)) => conv_fails.extend(not_refused(name, &label, &why, y)),
                     _ => check(label, y),
                 }
             }
@@ -910,10 +953,13 @@ fn bench_small_matrix_all_ok() {
                 seen += 1;
             }
             assert!(seen > 0, "{name} {}: no csr-merge result", rep.dtype);
-            // at most 30 000 columns: the 16-bit SELL kernels always run
-            for kernel in ["sell-u16", "sell-u16-batched"] {
+            // at most 30 000 columns: the 16-bit kernels always run (ELL's
+            // where the matrix has an ELL layout)
+            let has_ell = rep.results.iter().any(|k| k.kernel == "ell");
+            let u16s = ["sell-u16", "sell-u16-batched", "hyb-u16", "ell-u16"];
+            for kernel in &u16s[..if has_ell { 4 } else { 3 }] {
                 assert!(
-                    rep.results.iter().any(|k| k.kernel == kernel
+                    rep.results.iter().any(|k| k.kernel == *kernel
                         && k.params.get("column_bits") == Some(&serde_json::json!(16))),
                     "{name} {}: no {kernel} result: {:?}",
                     rep.dtype,
