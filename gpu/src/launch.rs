@@ -11,7 +11,7 @@ use std::sync::PoisonError;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{
-    ensure_built, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
+    ensure_built, Built, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
 };
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
@@ -558,6 +558,26 @@ fn ell_main(
     Ok(())
 }
 
+/// The 16-bit columns in `slot`, locked for a launch, where the prepared
+/// kernel reads them (`want`); an error where they were not built (the
+/// kernel was not prepared for them).
+fn narrow_columns<U>(
+    want: bool,
+    slot: &Built<U>,
+) -> Result<Option<std::sync::MutexGuard<'_, Option<Result<U, String>>>>, GpuError> {
+    if !want {
+        return Ok(None);
+    }
+    let set = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    if matches!(set.as_ref(), Some(Ok(_))) {
+        Ok(Some(set))
+    } else {
+        Err(GpuError::MissingKernel(
+            "the 16-bit columns (prepare the kernel again)".into(),
+        ))
+    }
+}
+
 /// The ELL kernel with 16-bit columns (`spmv_ell_<t>_u16`, one thread per
 /// row), for ELL or HYB's ELL part: builds the offsets first, so that a
 /// matrix they fit no warp of gets no kernel.
@@ -974,15 +994,8 @@ impl Prepared<'_> {
                 let width = e.width as i32;
                 let lanes = self.lanes as i32;
                 b.arg(&nrows).arg(&width);
-                let set = self
-                    .u16
-                    .then(|| e.u16.lock().unwrap_or_else(PoisonError::into_inner));
-                if let Some(set) = &set {
-                    let Some(Ok(n)) = set.as_ref() else {
-                        return Err(GpuError::MissingKernel(
-                            "the 16-bit columns (prepare the kernel again)".into(),
-                        ));
-                    };
+                let set = narrow_columns(self.u16, &e.u16)?;
+                if let Some(Some(Ok(n))) = set.as_deref() {
                     b.arg(&n.base.buf).arg(&n.words).arg(&e.col_idx.buf);
                 } else {
                     b.arg(&lanes).arg(&e.row_nnz.buf).arg(&e.col_idx.buf);
@@ -1022,15 +1035,8 @@ impl Prepared<'_> {
                     None => b.arg(&null),
                 };
                 b.arg(&s.slice_ptr.buf).arg(&s.slice_width.buf);
-                let set = self
-                    .u16
-                    .then(|| s.u16.lock().unwrap_or_else(PoisonError::into_inner));
-                if let Some(set) = &set {
-                    let Some(Ok(n)) = set.as_ref() else {
-                        return Err(GpuError::MissingKernel(
-                            "the 16-bit columns (prepare the kernel again)".into(),
-                        ));
-                    };
+                let set = narrow_columns(self.u16, &s.u16)?;
+                if let Some(Some(Ok(n))) = set.as_deref() {
                     b.arg(&n.base.buf).arg(&n.ptr).arg(&n.cols);
                 } else {
                     b.arg(&s.col_idx.buf);
