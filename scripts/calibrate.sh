@@ -12,7 +12,7 @@ if [ $# -ge 2 ]; then
     "${EX[@]}" --results "$1" --model "$2" --name "${3:-$(basename "$2" .json)}" --report /dev/null
     exit
 fi
-RESULTS=${RESULTS:-bench/results/2026-11-27-h100-corpus-pdl}
+RESULTS=${RESULTS:-bench/results/2026-11-27-h100-corpus-ell-u16}
 REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
 # the run-to-run noise: an earlier H100 corpus (533167a) and its repeat with the same binaries
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
