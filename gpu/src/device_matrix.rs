@@ -358,6 +358,9 @@ pub(crate) struct DevEllU16 {
 /// 16-bit columns), or why the matrix has none.
 pub(crate) type Built<U> = std::sync::Mutex<Option<Result<U, String>>>;
 
+/// [`Built`] arrays locked for a launch.
+pub(crate) type BuiltGuard<'a, U> = std::sync::MutexGuard<'a, Option<Result<U, String>>>;
+
 /// Builds `slot`'s arrays with `build` on first use and keeps them, or keeps
 /// why this matrix has none and returns it as [`GpuError::NotApplicable`]
 /// for `kernel` every time; a driver or memory error is returned as it is

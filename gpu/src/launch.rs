@@ -11,7 +11,7 @@ use std::sync::PoisonError;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{
-    ensure_built, Built, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
+    ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
 };
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
@@ -561,10 +561,7 @@ fn ell_main(
 /// The 16-bit columns in `slot`, locked for a launch, where the prepared
 /// kernel reads them (`want`); an error where they were not built (the
 /// kernel was not prepared for them).
-fn narrow_columns<U>(
-    want: bool,
-    slot: &Built<U>,
-) -> Result<Option<std::sync::MutexGuard<'_, Option<Result<U, String>>>>, GpuError> {
+fn narrow_columns<U>(want: bool, slot: &Built<U>) -> Result<Option<BuiltGuard<'_, U>>, GpuError> {
     if !want {
         return Ok(None);
     }
