@@ -66,11 +66,12 @@ __device__ void ell_plain(int nrows, int width, const int* __restrict__ col_idx,
 // (BENCHMARKS.md, issue 17) against `ell`/`hyb`: a 2D stencil of 12.5M rows
 // 203 -> 178 us (f32), a 27-point stencil 29.3 -> 22.5, a FEM matrix's HYB
 // 27.3 -> 22.8, a circuit's HYB 297 -> 273; the plain loop over the pairs
-// gained only on wide rows (FEM) and lost on 5-slot stencils. A warp whose rows' columns lie 65535 or more apart
-// (base -1: the dense rows of a circuit, which HYB keeps the first slots of)
-// reads the 32-bit indices instead; the branch is warp-uniform, since a
-// warp holds exactly one group of 32 rows (one thread per row, whole warps).
-// layout::ell_u16 builds the bases and words.
+// gained only on wide rows (FEM) and lost on 5-slot stencils. A warp whose
+// rows' columns lie 65535 or more apart (base -1: the dense rows of a
+// circuit, which HYB keeps the first slots of) finds padding in its pairs
+// and then reads the 32-bit indices; that branch is warp-uniform, since a
+// warp holds exactly one group of 32 rows (one thread per row, whole
+// warps). layout::ell_u16 builds the bases and words.
 template <typename T>
 __device__ void ell_u16(int nrows, int width, const int* __restrict__ base,
                         const unsigned* __restrict__ words, const int* __restrict__ col_idx,

@@ -761,14 +761,15 @@ pub fn bench<T: Scalar, I: Index>(
                     }
                     _ => traffic,
                 },
-                // the ELL part's columns as 16-bit pairs where its warp's
-                // rows fit them, and a base column per 32 rows
+                // the ELL part's columns as 16-bit pairs (and the 32-bit
+                // indices where a warp's rows do not fit them), and a base
+                // column per 32 rows
                 GpuKernel::EllU16 | GpuKernel::HybU16 => match &m {
                     DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
                         let set = e.u16.lock().unwrap_or_else(PoisonError::into_inner);
                         match set.as_ref() {
                             Some(Ok(n)) => Traffic {
-                                matrix: traffic.matrix.saturating_add_signed(n.saved),
+                                matrix: traffic.matrix.saturating_add_signed(n.extra),
                                 ..traffic
                             },
                             _ => traffic,

@@ -349,9 +349,10 @@ pub(crate) struct DevEllU16 {
     pub words: CudaSlice<u32>,
     /// Rows whose columns are read as offsets.
     pub narrow_rows: usize,
-    /// Bytes the kernel reads for its columns beyond the 32-bit indices it
-    /// no longer reads: the bases, minus 2 a slot of the narrow rows.
-    pub saved: i64,
+    /// Bytes of columns the kernel reads beyond the 32-bit indices' (less
+    /// than 0: fewer): the bases and every row's pairs, plus the 32-bit
+    /// indices of the rows of groups without a base only.
+    pub extra: i64,
 }
 
 /// Arrays built from a device matrix on first use and kept with it (the
@@ -401,12 +402,12 @@ impl DevEll {
         cols.truncate(self.col_idx.len);
         let h = crate::layout::ell_u16(self.dims.nrows, self.width, &cols)?;
         drop(cols);
-        let groups = h.base.len() as i64;
+        let bytes = |n: usize| 4 * n as i64;
         Ok(DevEllU16 {
             base: upload_i32(s, &h.base)?,
             words: htod(s, &h.words)?,
             narrow_rows: h.narrow_rows,
-            saved: 4 * groups - 2 * (h.narrow_rows * self.width) as i64,
+            extra: bytes(h.base.len() + h.words.len()) - bytes(h.narrow_rows * self.width),
         })
     }
 }

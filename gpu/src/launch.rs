@@ -593,7 +593,9 @@ fn ell_u16_main(
     p.u16 = true;
     p.lanes = 1;
     p.params.insert("lanes".into(), json!(1));
-    p.params.insert("slot_batch".into(), json!(0));
+    // batches of SlotBatch<T, 4> slots (ell_u16 in ell.cu)
+    let batch = plan::slot_batch(0, dtype.size(), dtype.complex);
+    p.params.insert("slot_batch".into(), json!(batch));
     p.params.insert("column_bits".into(), json!(16));
     if let Some(d) = threads(plan::ell_threads(e.dims.nrows, 1)) {
         let name = kernel_name("spmv_ell", dtype, Some("u16"));
