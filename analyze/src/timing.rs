@@ -206,27 +206,37 @@ pub fn model_terms(model: &str, c: &Candidate, f: &Features) -> [f64; NTERMS] {
 }
 
 /// Rows (JDS) or slices (SELL) no longer than this many diagonals or slots
-/// are walked by one thread each; the kernels need no tail below it.
+/// are walked by one thread each; the kernels need no tail below it, and
+/// no thread walks more ([`long_row_cap`]).
 pub const LONG_ROW_MIN: usize = 256;
 
 /// The most diagonals (JDS) or slots (SELL) one thread of the GPU kernels
-/// walks: the longest row when it is at most [`LONG_ROW_MIN`] (every row
-/// one thread, no tail launch: the regular matrices run as before), else 4
-/// mean rows rounded up to a warp, at least 64, so that a row of millions
-/// of entries is spread over tens of thousands of threads instead of one.
+/// walks, at most [`LONG_ROW_MIN`]. Rows up to the smaller of
+/// [`LONG_ROW_MIN`] and a budget of one slot per 50 000 entries (at least
+/// 16) are walked whole, one thread each, with no tail launch (the large
+/// regular matrices run as before). Longer rows stop at 4 mean rows rounded
+/// up to a warp (at least 64), or at that budget (at least 8) where it is
+/// smaller, and the rest goes to the tail, so that a row of millions of
+/// entries is spread over tens of thousands of threads instead of one, and
+/// a thread's walk on a small matrix does not outlast the matrix's own
+/// stream. H100, BENCHMARKS.md, issue 17: on matrices of 24 000 to 140 000
+/// entries with rows of 32 to 46 500, JDS went from 2.8-18.9x its x-gather
+/// floor to 2.0-2.6x, SELL from 1.8-10.4x to 1.6-2.5x.
 ///
 /// ```
 /// use sparsetool_analyze::timing::long_row_cap;
 /// assert_eq!(long_row_cap(100, 500, 5), 5); // short rows: no tail
-/// assert_eq!(long_row_cap(10_000, 100_000, 993), 64);
+/// assert_eq!(long_row_cap(10_000, 100_000, 993), 8); // small: cap 8
+/// assert_eq!(long_row_cap(1_000_000, 10_000_000, 993), 64);
 /// ```
 #[must_use]
 pub fn long_row_cap(nrows: usize, nnz: usize, longest: usize) -> usize {
-    let cap = (4 * nnz.div_ceil(nrows.max(1))).div_ceil(32).max(2) * 32;
-    if longest <= LONG_ROW_MIN.max(cap) {
+    let cap = ((4 * nnz.div_ceil(nrows.max(1))).div_ceil(32).max(2) * 32).min(LONG_ROW_MIN);
+    let budget = (nnz / 50_000).max(8).next_multiple_of(8);
+    if longest <= LONG_ROW_MIN.min(budget.max(16)) {
         longest.max(1)
     } else {
-        cap
+        cap.min(budget)
     }
 }
 
@@ -656,6 +666,31 @@ impl SweepRun {
         }
         out
     }
+}
+
+/// The sweep results of several folders ([`load_sweep_dir`] each): a later
+/// folder's run of a matrix and value type replaces an earlier one's (a
+/// corpus re-measured in part is its first folder, then the new runs);
+/// runs keep the order of their first appearance.
+///
+/// # Errors
+/// A message naming the folder or file that cannot be read or parsed.
+pub fn load_sweep_dirs<P: AsRef<std::path::Path>>(
+    dirs: &[P],
+) -> Result<Vec<(String, SweepRun)>, String> {
+    let mut out: Vec<(String, SweepRun)> = Vec::new();
+    for d in dirs {
+        for (matrix, run) in load_sweep_dir(d.as_ref())? {
+            match out
+                .iter_mut()
+                .find(|(m, r)| *m == matrix && r.dtype == run.dtype)
+            {
+                Some(slot) => *slot = (matrix, run),
+                None => out.push((matrix, run)),
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Every sweep result (`*.json` with `features`) in `dir`, sorted by file

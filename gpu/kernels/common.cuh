@@ -98,8 +98,8 @@ __device__ __forceinline__ i64 global_thread_id() {
 // Programmatic dependent launch (compute capability 9.0 and later; no-ops
 // below it and when the launch did not ask for it). A product of two
 // launches (HYB's ELL part then its COO tail, SELL's long-row tail,
-// csr-merge's carry fix-up; JDS's tail too where the host asks, which it
-// does not: slower on large matrices) launches its second kernel as a dependent
+// csr-merge's carry fix-up; JDS's tail below 4M entries,
+// plan::jds_dependent_tail: slower on large matrices) launches its second kernel as a dependent
 // (launch.rs, `dependent_launch` in bench's report): dep_launch() in the
 // first kernel lets the second's blocks start as the first's last blocks
 // drain, and the second calls dep_wait() before it touches y (or anything
@@ -362,4 +362,44 @@ __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __
         }
     }
     return sum;
+}
+
+// One segment of a long row in a long-row tail (JDS's and SELL's; the host's
+// plan::Segments): seg[0] = the row's sorted position p, [seg[1], seg[2]) its
+// slots, at most SEG_SPAN. The block's threads take consecutive slots
+// (thread k slots s0 + k + i * blockDim.x), so that a row with few others
+// beside it reads its own entries, coalesced where they are contiguous,
+// instead of one thread walking them; the block sums them (warp shuffles,
+// then shared memory) and thread 0 adds the sum into y[row] with one atomic,
+// after dep_wait(). `at(p, s)` is the position of slot s of p in col_idx and
+// vals; y's row is perm[p] (p without perm). Called by whole blocks (no
+// early return before it).
+#define SEG_SPAN 1024
+template <typename T, typename At>
+__device__ __forceinline__ void row_segment(const int* __restrict__ seg, At at,
+                                            const int* __restrict__ perm,
+                                            const int* __restrict__ col_idx,
+                                            const T* __restrict__ vals,
+                                            const T* __restrict__ x, T* __restrict__ y) {
+    const int p = ld(seg), s0 = ld(seg + 1), s1 = ld(seg + 2);
+    T sum = T(0);
+#pragma unroll 4
+    for (int s = s0 + (int)threadIdx.x; s < s1; s += blockDim.x) {
+        const i64 idx = at(p, s);
+        sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+    }
+    sum = subwarp_sum<32>(sum);
+    __shared__ __align__(16) unsigned char part_raw[32 * sizeof(T)];
+    T* part = reinterpret_cast<T*>(part_raw);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+    if (lane == 0) part[warp] = sum;
+    __syncthreads();
+    if (warp == 0) {
+        sum = lane < nwarps ? part[lane] : T(0);
+        sum = subwarp_sum<32>(sum);
+        if (lane == 0) {
+            dep_wait();  // after the main kernel's store of y
+            atomic_add(y + (perm ? (i64)ld(perm + p) : (i64)p), sum);
+        }
+    }
 }

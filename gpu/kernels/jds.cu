@@ -7,10 +7,11 @@
 // stored or read.
 //
 // spmv_jds_<t>: thread p walks the first min(len(p), cap) diagonals of sorted
-// row p: reads of one diagonal are coalesced across the warp, jd_ptr is a
-// broadcast; it stores the sum through perm. The row length comes from a
-// binary search over the diagonal lengths (they never increase), so the trip
-// count is known and the unrolled loads are independent.
+// row p: reads of one diagonal are coalesced across the warp, the diagonals'
+// starts come from shared memory (staged by the block); it stores the sum
+// through perm. The row length comes from a binary search over the diagonal
+// lengths (they never increase), so the trip count is known and the
+// unrolled loads are independent.
 //
 // spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
 // (the head of the sorted order), which one thread would otherwise walk
@@ -22,29 +23,44 @@
 // which are contiguous). item_ptr[c - 1] is the first thread of chunk c
 // (host prefix sum, nchunks + 1 entries). Each thread adds its partial sum to
 // y with one atomic, after spmv_jds_<t> stored the first part on the same
-// stream. The host picks cap (plan::jds_cap) so that no thread walks more
-// than cap diagonals; matrices whose rows all fit cap launch no tail.
+// stream. Chunks run while their first diagonal has at least
+// plan::NARROW_ROWS rows; the rows still going past there are walked by
+// whole blocks instead, a segment of up to SEG_SPAN diagonals each
+// (row_segment in common.cuh: a row of 46 500 entries beside rows of 2 took
+// 47 us in chunks, 18x its x-gather floor). The chunks' threads fill the
+// first blocks (item_ptr[nchunks] = nitems of them), each segment one block
+// after them. The host picks cap (plan::long_row_cap) so that no thread walks
+// more than cap diagonals; matrices whose rows all fit cap launch no tail.
 
+// The main kernel's diagonals' starts, staged in shared memory: cap is at
+// most plan::LONG_ROW_MIN (256) diagonals, so that the row length's binary
+// search and every diagonal's start cost a shared-memory read instead of a
+// global load on each thread's dependent chain (on small matrices, where
+// that chain is the product's time).
+#define JDS_STAGED 256
 template <typename T>
 __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
                     const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
                     const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
-    // a no-op: the host launches the tail after this kernel has finished
-    // (launch.rs, prepare); the tail would wait before adding
+    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
     dep_launch();
+    __shared__ ofs_t jd[JDS_STAGED + 1];
+    const int nd = min(min(ndiag, cap), JDS_STAGED);
+    for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
+    __syncthreads();
     const i64 p = global_thread_id();
     if (p >= nrows) return;
-    int lo = 0, hi = min(ndiag, cap);
+    int lo = 0, hi = nd;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if ((i64)(ld(jd_ptr + mid + 1) - ld(jd_ptr + mid)) > p) lo = mid + 1; else hi = mid;
+        if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
     }
     const int len = lo;
     T sum = T(0);
 #pragma unroll 4
     for (int d = 0; d < len; ++d) {
-        const i64 idx = (i64)ld(jd_ptr + d) + p;
+        const i64 idx = (i64)jd[d] + p;
         sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
     }
     y[ld(perm + p)] = sum;
@@ -53,9 +69,17 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
 template <typename T>
 __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
                          const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
-                         const i64* __restrict__ item_ptr, const int* __restrict__ col_idx,
+                         const i64* __restrict__ item_ptr, const int* __restrict__ segs,
+                         const int* __restrict__ col_idx,
                          const T* __restrict__ vals, const T* __restrict__ x,
                          T* __restrict__ y) {
+    const i64 chunk_blocks = (nitems + blockDim.x - 1) / blockDim.x;
+    if ((i64)blockIdx.x >= chunk_blocks) {
+        // diagonal d of sorted row p: jd_ptr[d] + p
+        const auto at = [&](int p, int d) { return (i64)ld(jd_ptr + d) + p; };
+        row_segment(segs + 3 * ((i64)blockIdx.x - chunk_blocks), at, perm, col_idx, vals, x, y);
+        return;
+    }
     const i64 t = global_thread_id();
     if (t >= nitems) return;
     // chunk of thread t: the last c with item_ptr[c] <= t
@@ -90,7 +114,9 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
-        const i64* item_ptr, const int* col_idx, const T* vals, const T* x, T* y) {        \
-        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, col_idx, vals, x, y); \
+        const i64* item_ptr, const int* segs, const int* col_idx, const T* vals, const T* x, \
+        T* y) {                                                                            \
+        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, segs, col_idx, vals, \
+                    x, y);                                                                 \
     }
 SPMV_TYPES(JDS)

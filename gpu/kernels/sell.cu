@@ -19,8 +19,12 @@
 // cap)) of slice tail_slice[j], C threads each, reads coalesced across the
 // slice's rows as in the main kernel; each thread adds its partial sum with
 // one atomic, after the main kernel stored the first part on the same stream.
-// The host (plan::sell_tail) lists the items; slices no wider than cap have
-// none.
+// A wide slice with fewer than plan::NARROW_ROWS rows longer than cap has no
+// chunks: each of those rows' stored slots past cap are walked by whole
+// blocks, a segment of up to SEG_SPAN slots each (row_segment in
+// common.cuh), without reading the other rows' padding. The chunks' threads
+// fill the first blocks, each segment one block after them. The host
+// (plan::sell_tail_items) lists both; slices no wider than cap have none.
 //
 // The same kernels run cuSPARSE's sliced-ELL layout (no permutation) when
 // `perm` is null.
@@ -84,9 +88,18 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
                           const ofs_t* __restrict__ slice_ptr,
                           const int* __restrict__ slice_width,
                           const int* __restrict__ tail_slice,
-                          const int* __restrict__ tail_chunk,
+                          const int* __restrict__ tail_chunk, const int* __restrict__ segs,
                           const int* __restrict__ col_idx, const T* __restrict__ vals,
                           const T* __restrict__ x, T* __restrict__ y) {
+    const i64 chunk_blocks = (nitems * C + blockDim.x - 1) / blockDim.x;
+    if ((i64)blockIdx.x >= chunk_blocks) {
+        // slot s of sorted row p: slice_ptr[p / C] + s * C + p % C
+        const auto at = [&](int p, int s) {
+            return (i64)ld(slice_ptr + p / C) + (i64)s * C + p % C;
+        };
+        row_segment(segs + 3 * ((i64)blockIdx.x - chunk_blocks), at, perm, col_idx, vals, x, y);
+        return;
+    }
     const i64 t = global_thread_id();
     const i64 j = t / C;
     if (j >= nitems) return;
@@ -128,8 +141,8 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \
         const int* slice_width, const int* tail_slice, const int* tail_chunk,              \
-        const int* col_idx, const T* vals, const T* x, T* y) {                             \
+        const int* segs, const int* col_idx, const T* vals, const T* x, T* y) {            \
         sell_tail<T>(nitems, nrows, C, cap, perm, slice_ptr, slice_width, tail_slice,      \
-                     tail_chunk, col_idx, vals, x, y);                                     \
+                     tail_chunk, segs, col_idx, vals, x, y);                               \
     }
 SPMV_TYPES(SELL)

@@ -419,17 +419,38 @@ pub(crate) struct DevJds {
     pub ndiag: usize,
     /// Diagonals walked by one thread ([`plan::long_row_cap`]).
     pub cap: usize,
-    /// First thread of each tail chunk, `nchunks + 1` entries (`None`:
-    /// no row is longer than `cap`).
-    pub tail: Option<(CudaSlice<i64>, usize, u64)>,
+    /// The rows longer than `cap` (`None`: none).
+    pub tail: Option<JdsTail>,
     pub perm: DevIdx,
     pub jd_ptr: DevOfs,
     pub col_idx: DevIdx,
     pub vals: DevVals,
 }
 
-/// The long-slice tail of a SELL layout: (slice, chunk) items and their count.
-pub(crate) type SellTail = Option<(DevIdx, DevIdx, usize)>;
+/// JDS's long-row tail ([`plan::jds_tail_items`]).
+#[derive(Debug)]
+pub(crate) struct JdsTail {
+    /// First thread of each chunk, `nchunks + 1` entries.
+    pub item_ptr: CudaSlice<i64>,
+    pub nchunks: usize,
+    /// Threads of the chunks.
+    pub threads: u64,
+    /// The narrow rows' segments ([`plan::Segments`]), one block each.
+    pub segs: DevIdx,
+}
+
+/// SELL's long-slice tail ([`plan::sell_tail_items`]).
+#[derive(Debug)]
+pub(crate) struct SellTailItems {
+    /// `(slice, chunk)` items, `slice_height` threads each.
+    pub slices: DevIdx,
+    pub chunks: DevIdx,
+    /// The narrow rows' segments ([`plan::Segments`]), one block each.
+    pub segs: DevIdx,
+}
+
+/// The long-slice tail of a SELL layout (`None`: no slice wider than the cap).
+pub(crate) type SellTail = Option<SellTailItems>;
 
 /// SELL-C-sigma (with `perm`) or cuSPARSE sliced ELL (without) on the device.
 #[derive(Debug)]
@@ -710,10 +731,17 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let jd = m.jd_ptr();
     let ndiag = jd.len().saturating_sub(1);
     let cap = plan::long_row_cap(m.nrows(), m.nnz(), ndiag);
-    let items = plan::jds_tail_items(ndiag, cap, |d| jd[d + 1].to_usize() - jd[d].to_usize());
-    let tail = match items.last() {
-        Some(&total) if total > 0 => Some((htod(s, &items)?, items.len() - 1, total as u64)),
-        _ => None,
+    let (items, segs) =
+        plan::jds_tail_items(ndiag, cap, |d| jd[d + 1].to_usize() - jd[d].to_usize());
+    let tail = if items.is_empty() && segs.is_empty() {
+        None
+    } else {
+        Some(JdsTail {
+            nchunks: items.len().saturating_sub(1),
+            threads: items.last().map_or(0, |&t| t as u64),
+            item_ptr: htod(s, &items)?,
+            segs: upload_i32(s, &segs)?,
+        })
     };
     Ok(DevJds {
         dims,
@@ -729,12 +757,14 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
 
 /// The long-slice tail of a SELL layout on the device: the cap, the tail
 /// and the slots a thread of the main kernel walks on average (the slices'
-/// widths up to the cap).
+/// widths up to the cap). `stored(slot)` tells an entry from padding
+/// (index -1) in `col_idx`, whose slices of `c` rows start at `start(k)`.
 fn sell_tail(
     s: &std::sync::Arc<CudaStream>,
-    nrows: usize,
-    nnz: usize,
+    (nrows, nnz, c): (usize, usize, usize),
     widths: impl Iterator<Item = usize> + Clone,
+    start: impl Fn(usize) -> usize,
+    stored: impl Fn(usize) -> bool,
 ) -> Result<(usize, SellTail, usize), GpuError> {
     let longest = widths.clone().max().unwrap_or(0);
     let cap = plan::long_row_cap(nrows, nnz, longest);
@@ -742,15 +772,18 @@ fn sell_tail(
         .clone()
         .fold((0usize, 0usize), |(n, sum), w| (n + 1, sum + w.min(cap)));
     let main_slots = capped / nslices.max(1);
-    let (slices, chunks) = plan::sell_tail_items(widths, cap);
-    let tail = if slices.is_empty() {
+    let width: Vec<usize> = widths.clone().collect();
+    let row_len =
+        |k: usize, r: usize| plan::stored_len(width[k], |slot| stored(start(k) + slot * c + r));
+    let (slices, chunks, segs) = plan::sell_tail_items(widths, c, cap, row_len);
+    let tail = if slices.is_empty() && segs.is_empty() {
         None
     } else {
-        Some((
-            upload_i32(s, &slices)?,
-            upload_i32(s, &chunks)?,
-            slices.len(),
-        ))
+        Some(SellTailItems {
+            slices: upload_i32(s, &slices)?,
+            chunks: upload_i32(s, &chunks)?,
+            segs: upload_i32(s, &segs)?,
+        })
     };
     Ok((cap, tail, main_slots))
 }
@@ -765,9 +798,10 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
     let slots = m.col_idx().len() as u64;
     let (cap, tail, main_slots) = sell_tail(
         s,
-        m.nrows(),
-        m.nnz(),
+        (m.nrows(), m.nnz(), m.slice_height()),
         m.slice_width().iter().map(|w| w.to_usize()),
+        |k| m.slice_ptr()[k].to_usize(),
+        |slot| m.col_idx()[slot].to_i64() >= 0,
     )?;
     Ok(DevSell {
         dims,
@@ -795,9 +829,10 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
 ) -> Result<DevSell, GpuError> {
     let (cap, tail, main_slots) = sell_tail(
         s,
-        m.nrows,
-        nnz,
+        (m.nrows, nnz, m.slice_size),
         m.slice_width.iter().map(|&w| w.max(0) as usize),
+        |k| m.slice_ptr[k].max(0) as usize,
+        |slot| m.col_idx[slot] >= 0,
     )?;
     Ok(DevSell {
         dims: Dims::checked(m.nrows, ncols, nnz)?,

@@ -312,8 +312,8 @@ fn coo_args<'a>(
 pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 
 /// Whether the second launch of a two-launch product (HYB's COO tail,
-/// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels; not
-/// JDS's tail, see `prepare`) goes as a programmatic dependent launch: on
+/// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels;
+/// JDS's tail below [`plan::jds_dependent_tail`]'s size) goes as a programmatic dependent launch: on
 /// compute capability 9.0 and later, unless [`PDL_ENV`] is `0`. Its
 /// blocks then start while the first kernel's last blocks run, load their
 /// entries and gather `x`, and wait
@@ -814,20 +814,18 @@ pub(crate) fn prepare<'m>(
             }
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
-            // JDS's tail waits for the whole main kernel: as a dependent
-            // launch it was 15-30 % faster on matrices of 1M entries but
-            // 8-15 % slower on power laws and circuits of 8M (H100,
-            // BENCHMARKS.md, issue 17)
-            p.dependent = false;
+            p.dependent &= plan::jds_dependent_tail(j.dims.nnz);
             p.params.insert("diagonals".into(), json!(j.ndiag));
             p.params.insert("cap".into(), json!(j.cap));
             if let Some(d) = threads(j.dims.nrows as u64) {
                 p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
             }
-            if let Some((_, chunks, items)) = &j.tail {
-                p.params.insert("tail_chunks".into(), json!(chunks));
-                p.params.insert("tail_threads".into(), json!(items));
-                if let Some(d) = threads(*items) {
+            if let Some(t) = &j.tail {
+                p.params.insert("tail_chunks".into(), json!(t.nchunks));
+                p.params.insert("tail_threads".into(), json!(t.threads));
+                p.params
+                    .insert("tail_segments".into(), json!(t.segs.len / 3));
+                if let Some(d) = threads(plan::tail_threads(t.threads, t.segs.len)) {
                     p.tail = Some((f(KernelId::Jds, "spmv_jds", Some("tail"))?, d));
                 }
             }
@@ -863,9 +861,12 @@ pub(crate) fn prepare<'m>(
                 if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", v)?, d));
                 }
-                if let Some((_, _, items)) = &s.tail {
-                    p.params.insert("tail_chunks".into(), json!(items));
-                    if let Some(d) = threads(plan::sell_threads(*items, s.slice_height)) {
+                if let Some(t) = &s.tail {
+                    p.params.insert("tail_chunks".into(), json!(t.slices.len));
+                    p.params
+                        .insert("tail_segments".into(), json!(t.segs.len / 3));
+                    let wide = plan::sell_threads(t.slices.len, s.slice_height);
+                    if let Some(d) = threads(plan::tail_threads(wide, t.segs.len)) {
                         p.tail = Some((f(KernelId::Sell, "spmv_sell", Some("tail"))?, d));
                     }
                 }
@@ -1076,36 +1077,42 @@ impl Prepared<'_> {
                 unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Jds(j) => {
-                let Some((item_ptr, nchunks, items)) = &j.tail else {
+                let Some(t) = &j.tail else {
                     return Ok(());
                 };
-                b.long(*items as i64).int(*nchunks as i32);
+                b.long(t.threads as i64).int(t.nchunks as i32);
                 b.int(j.cap as i32).int(j.ndiag as i32);
-                b.buf(&j.perm.buf).buf(&j.jd_ptr.buf).buf(item_ptr);
+                b.buf(&j.perm.buf).buf(&j.jd_ptr.buf).buf(&t.item_ptr);
+                b.buf(&t.segs.buf);
                 b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
                 // SAFETY: argument list matches spmv_jds_<t>_tail, which waits
                 // before its atomic; item_ptr has nchunks + 1 entries ending
-                // at nitems (plan::jds_tail_items).
+                // at nitems, the grid has their blocks and then one per
+                // segment of rows and diagonals of this layout
+                // (plan::jds_tail_items, plan::tail_threads).
                 unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Sell(s) => {
-                let Some((slices, chunks, items)) = &s.tail else {
+                let Some(t) = &s.tail else {
                     return Ok(());
                 };
-                b.long(*items as i64).int(s.dims.nrows as i32);
+                b.long(t.slices.len as i64).int(s.dims.nrows as i32);
                 b.int(s.slice_height as i32).int(s.cap as i32);
                 match &s.perm {
                     Some(p) => b.buf(&p.buf),
                     None => b.long(0),
                 };
                 b.buf(&s.slice_ptr.buf).buf(&s.slice_width.buf);
-                b.buf(&slices.buf).buf(&chunks.buf);
+                b.buf(&t.slices.buf).buf(&t.chunks.buf).buf(&t.segs.buf);
                 b.buf(&s.col_idx.buf).buf(&s.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
                 // SAFETY: argument list matches spmv_sell_<t>_tail, which
                 // waits before its atomic; the items name slices of this
-                // layout and chunks below their width; a null perm is allowed.
+                // layout and chunks below their width, the grid has their
+                // blocks and then one per segment of a row's stored slots
+                // (plan::sell_tail_items, plan::tail_threads); a null perm
+                // is allowed.
                 unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Csr(c) => {

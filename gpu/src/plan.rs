@@ -24,42 +24,124 @@ pub fn coo_items(value_bytes: usize) -> usize {
 // plans use the same functions.
 pub use sparsetool_analyze::timing::{csr_vector_lanes, long_row_cap, LONG_ROW_MIN};
 
-/// The tail items of the JDS kernel (`spmv_jds_<t>_tail`): chunk `c >= 1`
-/// covers diagonals `[c * cap, (c + 1) * cap)` and has one thread per row
-/// active in its first diagonal (`diag_len(c * cap)` rows). Returns the
-/// first thread of each chunk and the total (`nchunks + 1` entries); empty
-/// when every row fits `cap`.
-#[must_use]
-pub fn jds_tail_items(ndiag: usize, cap: usize, diag_len: impl Fn(usize) -> usize) -> Vec<i64> {
-    let cap = cap.max(1);
-    if ndiag <= cap {
-        return Vec::new();
+/// Rows that keep fewer than this many rows beside them past the cap (JDS:
+/// active in the same diagonals; SELL: as long in the same slice) are
+/// [`Segments`]: walked by whole blocks, each lane on its own slots, one
+/// atomic per block, instead of one thread per row and chunk, whose lone
+/// walk and one atomic per `cap` slots on the same `y` serialised (a row of
+/// 46 500 entries beside rows of 2 took 47 us, 18x its x-gather floor, on
+/// the H100; BENCHMARKS.md, issue 17).
+pub const NARROW_ROWS: usize = 8;
+
+/// Slots of one long row a block of [`BLOCK`] threads walks per segment
+/// (4 a thread; `SEG_SPAN` in `common.cuh`).
+pub const SEG_SPAN: usize = 4 * BLOCK as usize;
+
+/// The long rows' segments: `(sorted position, first slot, end slot)`
+/// triples, one block of the tail launch each, flattened (3 `i32` each).
+pub type Segments = Vec<i32>;
+
+/// Appends the segments of sorted position `p`'s slots `[s0, s1)`, at most
+/// [`SEG_SPAN`] each.
+fn push_segments(segs: &mut Segments, p: usize, s0: usize, s1: usize) {
+    for s in (s0..s1).step_by(SEG_SPAN) {
+        segs.extend([p as i32, s as i32, (s + SEG_SPAN).min(s1) as i32]);
     }
-    let mut ptr = vec![0i64];
+}
+
+/// The tail of the JDS kernel (`spmv_jds_<t>_tail`), in two parts:
+/// - chunks, one thread per row active in their first diagonal: chunk `c
+///   >= 1` covers diagonals `[c * cap, (c + 1) * cap)` while that diagonal
+///   has at least [`NARROW_ROWS`] rows; returned as the first thread of
+///   each chunk and the total (`nchunks + 1` entries);
+/// - from the first chunk start with fewer rows, each of those rows' last
+///   diagonals as [`Segments`].
+///
+/// Both empty when every row fits `cap`.
+#[must_use]
+pub fn jds_tail_items(
+    ndiag: usize,
+    cap: usize,
+    diag_len: impl Fn(usize) -> usize,
+) -> (Vec<i64>, Segments) {
+    let cap = cap.max(1);
+    let (mut ptr, mut segs) = (Vec::new(), Segments::new());
     let mut total = 0i64;
     let mut d = cap;
-    while d < ndiag {
+    while d < ndiag && diag_len(d) >= NARROW_ROWS {
+        if ptr.is_empty() {
+            ptr.push(0);
+        }
         total += diag_len(d) as i64;
         ptr.push(total);
         d += cap;
     }
-    ptr
-}
-
-/// The tail items of the SELL kernel (`spmv_sell_<t>_tail`): `(slice,
-/// chunk)` for every chunk `c >= 1` of `cap` slots of every slice wider
-/// than `cap`, in slice order (`slice_height` threads each).
-#[must_use]
-pub fn sell_tail_items(widths: impl Iterator<Item = usize>, cap: usize) -> (Vec<i32>, Vec<i32>) {
-    let cap = cap.max(1);
-    let (mut slices, mut chunks) = (Vec::new(), Vec::new());
-    for (k, w) in widths.enumerate() {
-        for c in 1..w.div_ceil(cap) {
-            slices.push(k as i32);
-            chunks.push(c as i32);
+    if d < ndiag {
+        // diagonal lengths never increase: row p's run ends at the first
+        // diagonal no longer than p, which moves down as p grows
+        let mut end = ndiag;
+        for p in 0..diag_len(d) {
+            while end > d && diag_len(end - 1) <= p {
+                end -= 1;
+            }
+            push_segments(&mut segs, p, d, end);
         }
     }
-    (slices, chunks)
+    (ptr, segs)
+}
+
+/// The entries of a padded row of `width` slots, its padding after them:
+/// the first slot for which `stored` is false (binary search).
+#[must_use]
+pub fn stored_len(width: usize, stored: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, width);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if stored(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The tail items of the SELL kernel (`spmv_sell_<t>_tail`) for slices of
+/// `slice_height` rows: `(slice, chunk)` for every chunk `c >= 1` of `cap`
+/// slots of every slice wider than `cap` that has at least [`NARROW_ROWS`]
+/// rows longer than `cap` (`slice_height` threads each), in slice order;
+/// the other wide slices' rows longer than `cap` as [`Segments`] of their
+/// slots past `cap` (`row_len(slice, local row)`: its stored entries,
+/// the padding after them not counted).
+#[must_use]
+pub fn sell_tail_items(
+    widths: impl Iterator<Item = usize>,
+    slice_height: usize,
+    cap: usize,
+    row_len: impl Fn(usize, usize) -> usize,
+) -> (Vec<i32>, Vec<i32>, Segments) {
+    let cap = cap.max(1);
+    let (mut slices, mut chunks, mut segs) = (Vec::new(), Vec::new(), Segments::new());
+    for (k, w) in widths.enumerate() {
+        if w <= cap {
+            continue;
+        }
+        let long: Vec<(usize, usize)> = (0..slice_height)
+            .map(|r| (r, row_len(k, r)))
+            .filter(|&(_, len)| len > cap)
+            .collect();
+        if long.len() >= NARROW_ROWS {
+            for c in 1..w.div_ceil(cap) {
+                slices.push(k as i32);
+                chunks.push(c as i32);
+            }
+        } else {
+            for (r, len) in long {
+                push_segments(&mut segs, k * slice_height + r, cap, len);
+            }
+        }
+    }
+    (slices, chunks, segs)
 }
 
 /// Threads of the segmented COO kernel for `nnz` entries: one warp per tile
@@ -402,6 +484,26 @@ pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {
     nslices as u64 * slice_height as u64
 }
 
+/// Whether JDS's tail goes as a programmatic dependent launch (on devices
+/// that have it) for a matrix of `nnz` entries: below 4M entries. As a
+/// dependent launch it was 15-30 % faster on matrices of 1M entries but
+/// 8-15 % slower on power laws and circuits of 8M, where it waits for the
+/// whole main kernel instead (H100, BENCHMARKS.md, issue 17).
+#[must_use]
+pub fn jds_dependent_tail(nnz: usize) -> bool {
+    nnz < 4_000_000
+}
+
+/// Threads of a long-row tail launch: whole blocks for `chunk_threads`
+/// (one a row and chunk), then one block per segment of `segs`
+/// ([`Segments`], 3 entries each); the kernels find the first segment
+/// block the same way.
+#[must_use]
+pub fn tail_threads(chunk_threads: u64, segs: usize) -> u64 {
+    let block = u64::from(BLOCK);
+    (chunk_threads.div_ceil(block) + (segs / 3) as u64) * block
+}
+
 /// Number of slices of height `c` covering `nrows` rows.
 #[must_use]
 pub fn slice_count(nrows: usize, c: usize) -> usize {
@@ -511,22 +613,48 @@ mod tests {
     fn long_rows() {
         // regular matrices: every row one thread
         assert_eq!(long_row_cap(100, 500, 5), 5);
-        assert_eq!(long_row_cap(100, 1600, 40), 40);
+        assert_eq!(long_row_cap(400_000, 6_400_000, 40), 40);
+        // on a small matrix rows over 16 are split at 8
+        assert_eq!(long_row_cap(100, 1600, 16), 16);
+        assert_eq!(long_row_cap(100, 1600, 40), 8);
         assert_eq!(long_row_cap(10, 0, 0), 1);
         // a power-law matrix with a row of 2.5M entries (mean 17)
         assert_eq!(long_row_cap(4_200_000, 70_000_000, 2_500_000), 96);
-        // long but dense: rows of 1000 on average keep a cap of 4000
-        assert_eq!(long_row_cap(1000, 1_000_000, 5000), 4000);
-        assert_eq!(long_row_cap(1000, 1_000_000, 3000), 3000);
-        // diagonal lengths 5 4 4 2 1 1 1 (rows of 7, 4, 3, 3, 1): cap 2
-        let lens = [5usize, 4, 4, 2, 1, 1, 1];
-        let items = jds_tail_items(lens.len(), 2, |d| lens[d]);
-        // chunks start at diagonals 2, 4, 6 with 4, 1, 1 rows
-        assert_eq!(items, vec![0, 4, 5, 6]);
-        assert!(jds_tail_items(7, 7, |d| lens[d]).is_empty());
-        let (sl, ch) = sell_tail_items([5usize, 2, 0, 9].into_iter(), 4);
-        assert_eq!(sl, vec![0, 3, 3]);
-        assert_eq!(ch, vec![1, 1, 2]);
+        // long rows on a small matrix: a cap of one slot per 50 000
+        // entries (at least 8), rows up to that (at least 16) whole
+        assert_eq!(long_row_cap(1000, 1_000_000, 5000), 24);
+        assert_eq!(long_row_cap(1000, 1_000_000, 24), 24);
+        assert_eq!(long_row_cap(46_500, 139_498, 46_500), 8);
+        assert_eq!(long_row_cap(3300, 98_884, 42), 8);
+        assert_eq!(long_row_cap(2003, 83_883, 95), 8);
+        // rows of 300 on average: the walk stops at LONG_ROW_MIN
+        assert_eq!(long_row_cap(100_000, 30_000_000, 400), LONG_ROW_MIN);
+        // diagonal lengths 9 9 9 9 9 8 4 4 2 1 1 1 (rows of 12, 9, 8, 8,
+        // 6, 6, 6, 6, 5): cap 2; chunks at diagonals 2 and 4 with 9 rows
+        // each; diagonal 6 has 4 rows < NARROW_ROWS: their segments
+        let lens = [9usize, 9, 9, 9, 9, 8, 4, 4, 2, 1, 1, 1];
+        let (items, segs) = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        assert_eq!(items, vec![0, 9, 18]);
+        assert_eq!(segs, vec![0, 6, 12, 1, 6, 9, 2, 6, 8, 3, 6, 8]);
+        let (items, segs) = jds_tail_items(12, 12, |d| lens[d]);
+        assert!(items.is_empty() && segs.is_empty());
+        // one row of 5000 beside short ones: segments of SEG_SPAN
+        let (items, segs) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
+        assert!(items.is_empty());
+        assert_eq!(
+            segs,
+            vec![0, 8, 1032, 0, 1032, 2056, 0, 2056, 3080, 0, 3080, 4104, 0, 4104, 5000]
+        );
+        // slices of 2 rows, cap 4: slice 0 (rows of 5 and 5) and slice 3
+        // (9 and 1) have fewer than NARROW_ROWS long rows: segments
+        let rl = [[5usize, 5], [2, 1], [0, 0], [9, 1]];
+        let (sl, ch, segs) = sell_tail_items([5usize, 2, 0, 9].into_iter(), 2, 4, |k, r| rl[k][r]);
+        assert!(sl.is_empty() && ch.is_empty());
+        assert_eq!(segs, vec![0, 4, 5, 1, 4, 5, 6, 4, 9]);
+        // a slice of 8 long rows keeps its chunks
+        let (sl, ch, segs) = sell_tail_items([9usize].into_iter(), 8, 4, |_, _| 9);
+        assert_eq!((sl, ch), (vec![0, 0], vec![1, 2]));
+        assert!(segs.is_empty());
     }
 
     #[test]

@@ -597,7 +597,7 @@ fn ell_ref<T: Scalar>(
 /// search over the diagonal lengths, walks them, and stores the sum at
 /// `perm[p]`; then every tail item (chunk `c >= 1` of `cap` diagonals, one
 /// per row active in its first diagonal, [`crate::plan::jds_tail_items`])
-/// adds its partial sum.
+/// and every segment of a long row's diagonals adds its partial sum.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
@@ -635,12 +635,16 @@ pub fn spmv_jds<T: Scalar, I: Index>(
     let mut y = scatter_rows(nrows, Some(perm), |p| {
         walk(p, 0, run_end(p, 0, ndiag.min(cap)))
     });
-    let items = crate::plan::jds_tail_items(ndiag, cap, dlen);
+    let (items, segs) = crate::plan::jds_tail_items(ndiag, cap, dlen);
     for (c, w) in items.windows(2).enumerate() {
         let d0 = (c + 1) * cap;
         for p in 0..(w[1] - w[0]) as usize {
             y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, (d0 + cap).min(ndiag)));
         }
+    }
+    for seg in segs.chunks_exact(3) {
+        let [p, d0, d1] = [seg[0], seg[1], seg[2]].map(|v| v as usize);
+        y[perm[p].to_usize()] += walk(p, d0, d1);
     }
     y
 }
@@ -664,7 +668,8 @@ fn scatter_rows<I: Index>(
 /// r` for the first `min(width, cap)` slots, padding slots (index -1)
 /// skipped, the sum stored at `perm[p]` (or `p` without a permutation,
 /// cuSPARSE's layout); then every tail item ([`crate::plan::sell_tail_items`])
-/// adds the sum of its `cap` slots.
+/// adds the sum of its `cap` slots, and every segment of a long row the sum
+/// of its slots.
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub fn spmv_sell<T: Scalar, I: Index>(
@@ -745,13 +750,23 @@ fn sell_ref<T: Scalar, I: Index>(
     let mut y = scatter_rows(nrows, perm, |p| {
         walk(p, 0, width(p / c).min(cap), &|idx| main_col(p / c, idx))
     });
-    let (slices, chunks) = crate::plan::sell_tail_items((0..slice_width.len()).map(width), cap);
+    let row_len = |k: usize, r: usize| {
+        crate::plan::stored_len(width(k), |s| {
+            tail_col(slice_ptr[k].to_usize() + s * c + r).is_some()
+        })
+    };
+    let (slices, chunks, segs) =
+        crate::plan::sell_tail_items((0..slice_width.len()).map(width), c, cap, row_len);
+    let row = |p: usize| perm.map_or(p, |pm| pm[p].to_usize());
     for (&k, &ch) in slices.iter().zip(&chunks) {
         let (k, s0) = (k as usize, ch as usize * cap);
         for p in k * c..((k + 1) * c).min(nrows) {
-            let row = perm.map_or(p, |pm| pm[p].to_usize());
-            y[row] += walk(p, s0, (s0 + cap).min(width(k)), &tail_col);
+            y[row(p)] += walk(p, s0, (s0 + cap).min(width(k)), &tail_col);
         }
+    }
+    for seg in segs.chunks_exact(3) {
+        let [p, s0, s1] = [seg[0], seg[1], seg[2]].map(|v| v as usize);
+        y[row(p)] += walk(p, s0, s1, &tail_col);
     }
     y
 }
