@@ -9,7 +9,9 @@
 //!     --model analyze/calibration/h100.json --report docs/recommendation.md \
 //!     [--name h100] [--compare quick=OTHER_PROFILE.json ...]
 //! ```
-//! (`scripts/calibrate.sh` runs exactly this.) The fit sees only the
+//! (`scripts/calibrate.sh` runs exactly this.) `--results` may repeat: a
+//! later folder's run of a matrix and value type replaces an earlier one's
+//! (a corpus re-measured in part). The fit sees only the
 //! matrices whose names do not start with a `--holdout` prefix; the report
 //! evaluates the recommendation on the held-out ones and, separately, on all.
 //! `--samples FILE` writes every measured (run, layout, kernel) as CSV: the
@@ -25,7 +27,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use sparsetool_analyze::recommend::{rank_layouts, ruled_out, CostModel};
-use sparsetool_analyze::timing::{fit, load_sweep_dir, Sample, SweepRun, TimeModel, TERMS};
+use sparsetool_analyze::timing::{fit, load_sweep_dirs, Sample, SweepRun, TimeModel, TERMS};
 use sparsetool_formats::{FormatKind, Layout};
 
 /// One bench run: a matrix in one dtype.
@@ -47,8 +49,8 @@ impl Case {
     }
 }
 
-fn load_dir(dir: &Path) -> Result<Vec<Case>, Box<dyn std::error::Error>> {
-    Ok(load_sweep_dir(dir)?
+fn cases_of(dirs: &[PathBuf]) -> Result<Vec<Case>, Box<dyn std::error::Error>> {
+    Ok(load_sweep_dirs(dirs)?
         .into_iter()
         .map(|(matrix, run)| Case {
             name: format!("{matrix}-{}", run.dtype),
@@ -465,10 +467,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), sparsetool_formats::io::E
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = parse_args()?;
-    let mut cases = Vec::new();
-    for d in &args.results {
-        cases.extend(load_dir(d)?);
-    }
+    let cases = cases_of(&args.results)?;
     let held = |c: &Case| {
         args.holdout
             .iter()
@@ -634,7 +633,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         gpu_rows(&mut r, &device, &cases, &held, &model, quick.as_ref());
         for g in &args.gpus {
-            let gcases = load_dir(&g.results)?;
+            let gcases = cases_of(std::slice::from_ref(&g.results))?;
             let gtrain: Vec<&Case> = gcases.iter().filter(|c| !held(c)).collect();
             let gdevice = gcases
                 .first()
@@ -670,10 +669,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     if let Some(rep) = &args.repeat {
-        let again = load_dir(rep)?;
+        let again = cases_of(std::slice::from_ref(rep))?;
         // the first run of the repeated matrices: the results, or --repeat-of
         let first_run = match &args.repeat_of {
-            Some(d) => load_dir(d)?,
+            Some(d) => cases_of(std::slice::from_ref(d))?,
             None => Vec::new(),
         };
         let cases: &[Case] = if args.repeat_of.is_some() {

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use sparsetool_analyze::timing::{fit, load_sweep_dir, TimeModel};
+use sparsetool_analyze::timing::{fit, load_sweep_dirs, TimeModel};
 
-/// `fitted_on` reads "DIR (N of M matrix x dtype runs; held out: names
-/// starting with P1, P2, ...)".
-fn parse_fitted_on(s: &str) -> (String, Vec<String>) {
+/// `fitted_on` reads "DIR[, DIR2 ...] (N of M matrix x dtype runs; held
+/// out: names starting with P1, P2, ...)".
+fn parse_fitted_on(s: &str) -> (Vec<String>, Vec<String>) {
     let (dir, rest) = s
         .split_once(" (")
         .expect("fitted_on names the results folder");
@@ -20,24 +20,25 @@ fn parse_fitted_on(s: &str) -> (String, Vec<String>) {
         .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect();
-    (dir.to_string(), prefixes)
+    (dir.split(", ").map(str::to_string).collect(), prefixes)
 }
 
 #[test]
 fn shipped_calibration_is_the_fit_of_the_kept_results() {
     let shipped = TimeModel::calibrated();
-    let (dir, held) = parse_fitted_on(&shipped.fitted_on);
+    let (dirs, held) = parse_fitted_on(&shipped.fitted_on);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let paths: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
     let mut samples = Vec::new();
     let mut runs = 0;
-    for (matrix, run) in load_sweep_dir(&root.join(&dir)).unwrap_or_else(|e| panic!("{e}")) {
+    for (matrix, run) in load_sweep_dirs(&paths).unwrap_or_else(|e| panic!("{e}")) {
         if held.iter().any(|h| matrix.starts_with(h.as_str())) {
             continue;
         }
         runs += 1;
         samples.push(run.samples());
     }
-    assert!(runs >= 40, "only {runs} training runs found in {dir}");
+    assert!(runs >= 40, "only {runs} training runs found in {dirs:?}");
     let refit = fit(&samples, &shipped.device, &shipped.fitted_on);
     assert_eq!(refit.models.len(), shipped.models.len());
     for (f, k) in &shipped.models {
