@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
-# ON the GPU machine: an A/B of one environment setting with the same binaries. Runs scripts/gpu-corpus.sh
-# (its ONLY, FORMATS, DTYPES, REAL, REPS apply) ROUNDS times in each setting, alternating A and B so that drift
-# hits both, and packs the results into $OUT/ab.tgz (folders a1, b1, a2, b2, ...). Then prints, per run and
-# kernel, the medians in A and B (the fastest of the rounds) and B/A, and per run our best against cuSPARSE's
-# best in each (scripts/ab-summary.py).
-#   A="SPARSETOOL_PDL=0" B="" ROUNDS=2 ONLY="pl18-8m circ-8m" FORMATS=hyb,csr bash scripts/gpu-ab.sh
+# ON the GPU machine, from the repository root: an A/B with one binary (from scripts/gpu-build.sh, carried in
+# .device/bin) over the corpus's small matrices (bench/corpus.tsv) and the real ones: `bench --sweep --json`
+# in f32 and f64 once per value of an environment variable, each as <run>-<dtype>-cap<value>.json
+# (scripts/floor-summary.py puts each value in a column of its own), all packed into $OUT/ab.tgz.
+#   AB_VAR=SPARSETOOL_PDL AB_VALUES="def 0"   the variable and its values (def: unset)
+#   FORMATS=jds,sell    bench --formats (default every one)       REPS=20    BUDGET=540 seconds
+#   GEN="l2d-20k fem-100k"   the generated matrices (default: every corpus matrix of up to ~1M entries)
 set -uo pipefail
-FINAL=${OUT:-/tmp/out}
-ROUNDS=${ROUNDS:-2}
-AB=/tmp/sparsetool-ab
-rm -rf "$AB"
-mkdir -p "$AB" "$FINAL"
-for i in $(seq 1 "$ROUNDS"); do
-    for side in a b; do
-        if [ "$side" = a ]; then setting=${A:-}; else setting=${B:-}; fi
-        echo "== round $i, $side: ${setting:-(no setting)}"
-        # shellcheck disable=SC2086
-        env $setting OUT="$AB/$side$i" WORK="/tmp/sparsetool-ab-work" BUDGET="${BUDGET:-240}" \
-            bash scripts/gpu-corpus.sh > "$AB/$side$i.log" 2>&1
-        tail -1 "$AB/$side$i.log"
-        mkdir -p "$AB/$side$i/json" && tar xzf "$AB/$side$i/corpus.tgz" -C "$AB/$side$i/json"
-    done
+ST=${ST:-.device/bin/sparsetool}
+W=${WORK:-/tmp/sparsetool-ab}
+GEN=${GEN:-l2d-20k l3d-1m fem-100k fem-1m uni-100k uni-1m pl22-100k pl22-1m circ-1m empty-1m dense-1m}
+START=$(date +%s)
+rm -rf "$W"; mkdir -p "$W/json" "$W/mat" "${OUT:-/tmp}"; chmod +x "$ST" 2>/dev/null || true
+export SPARSETOOL_PTX_CACHE=$W/ptx
+run() { # name file
+    local dt v
+    for dt in f32 f64; do for v in ${AB_VALUES:?}; do
+        if [ $(( $(date +%s) - START )) -gt "${BUDGET:-540}" ]; then echo "budget: $1 $dt $v skipped"; continue; fi
+        if [ "$v" = def ]; then unset "${AB_VAR:?}"; else export "${AB_VAR:?}=$v"; fi
+        "$ST" bench "$2" --device gpu --sweep --json --reps "${REPS:-20}" --dtype "$dt" ${FORMATS:+--formats "$FORMATS"} \
+            > "$W/json/$1-$dt-cap$v.json" 2> "$W/json/$1-$dt-cap$v.err" || echo "$1 $dt $v FAILED"
+    done; done
+    unset "${AB_VAR:?}"
+}
+while read -r name kind rows cols k alpha maxlen; do
+    case " $GEN " in *" $name "*) ;; *) continue ;; esac
+    args=("$kind" --rows "$rows" --nnz-per-row "$k" --seed 1)
+    [ "$cols" != - ] && args+=(--cols "$cols")
+    [ "$alpha" != - ] && args+=(--alpha "$alpha")
+    [ "$maxlen" != - ] && args+=(--max-row-len "$maxlen")
+    "$ST" gen "${args[@]}" -o "$W/mat/$name.spb" --force > /dev/null && run "$name" "$W/mat/$name.spb"
+done < bench/corpus.tsv
+for f in fixtures/matrices/real/*.mtx fixtures/matrices/real/*.mtx.gz; do
+    gzip -cdf "$f" | head -1 | grep -qi complex && continue
+    run "real-$(basename "$f" | sed 's/\.mtx\(\.gz\)\?$//')" "$f"
 done
-printf 'A: %s\nB: %s\n' "${A:-(none)}" "${B:-(none)}" > "$AB/settings.txt"
-tar czf "$FINAL/ab.tgz" -C "$AB" --exclude='corpus.tgz' .
-python3 scripts/ab-summary.py "$AB"
+echo "done in $(( $(date +%s) - START ))s"
+tar czf "${OUT:-/tmp}/ab.tgz" -C "$W/json" .

@@ -1,0 +1,48 @@
+"""Each format's fastest own kernel against the x-gather floor of the same run (`bench --sweep --json` results of
+scripts/gpu-corpus.sh or an A/B script): issue 17's target 2, "within 3x of the gather floor".
+
+    python3 scripts/floor-summary.py DIR [--formats jds,sell] [--over 3]
+
+Files named <run>-cap<variant>.json (the A/B scripts in bench/results) put each variant in a column of its own;
+--over X prints only the rows where some column is above X times the floor; wrong results are marked.
+"""
+import argparse, collections, glob, json, os
+
+ap = argparse.ArgumentParser()
+ap.add_argument('dir')
+ap.add_argument('--formats', default='')
+ap.add_argument('--over', type=float, default=0.0)
+a = ap.parse_args()
+want = set(filter(None, a.formats.split(',')))
+best = collections.defaultdict(dict)   # (run, format) -> variant -> (us, kernel)
+floor = {}
+variants = []
+for f in sorted(glob.glob(os.path.join(a.dir, '*.json'))):
+    stem = os.path.basename(f)[:-5]
+    run, _, var = stem.rpartition('-cap') if '-cap' in stem else (stem, '', '')
+    try:
+        j = json.load(open(f))
+    except ValueError:
+        continue
+    if not isinstance(j, dict) or 'results' not in j or not j.get('gather_floor_ms'):
+        continue
+    if var not in variants:
+        variants.append(var)
+    floor[run] = j['gather_floor_ms'] * 1e3
+    for r in j['results']:
+        if r['baseline'] or not r.get('median_ms') or (want and r['format'] not in want):
+            continue
+        us = r['median_ms'] * 1e3
+        cell = best[(run, r['format'])]
+        kernel = r['kernel'] + ('' if r.get('ok', True) else ' WRONG')
+        if var not in cell or us < cell[var][0]:
+            cell[var] = (us, kernel)
+head = ''.join(f'{v or "time":>33s}' for v in variants)
+print(f"{'run':36s} {'format':6s} {'floor us':>8s}{head}")
+for (run, fmt), cell in sorted(best.items()):
+    fl = floor[run]
+    if a.over and all(us / fl <= a.over for us, _ in cell.values()):
+        continue
+    cols = ''.join(f'{cell[v][0]:9.1f} ({cell[v][0] / fl:4.1f}x) {cell[v][1][:14]:14s}' if v in cell else ' ' * 33
+                   for v in variants)
+    print(f'{run:36s} {fmt:6s} {fl:8.1f}{cols}')
