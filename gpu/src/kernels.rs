@@ -302,6 +302,25 @@ fn compile_log(e: &cudarc::nvrtc::CompileError) -> String {
 mod tests {
     use super::*;
 
+    /// The `#define`s the host plans with: `SEG_SPAN` (common.cuh) and
+    /// `JDS_STAGED` (jds.cu, the diagonal starts the main kernel stages,
+    /// which must hold every cap `long_row_cap` gives).
+    #[test]
+    fn kernel_constants_match_the_plan() {
+        let define = |src: &str, name: &str| -> usize {
+            let line = src
+                .lines()
+                .find(|l| l.starts_with(&format!("#define {name} ")))
+                .unwrap_or_else(|| panic!("no #define {name}"));
+            line.rsplit(' ')
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap()
+        };
+        assert_eq!(define(COMMON_SRC, "SEG_SPAN"), crate::plan::SEG_SPAN);
+        assert_eq!(define(JDS_SRC, "JDS_STAGED"), crate::plan::LONG_ROW_MIN);
+    }
+
     #[test]
     fn names() {
         assert_eq!(

@@ -638,6 +638,14 @@ mod tests {
         assert_eq!(segs, vec![0, 6, 12, 1, 6, 9, 2, 6, 8, 3, 6, 8]);
         let (items, segs) = jds_tail_items(12, 12, |d| lens[d]);
         assert!(items.is_empty() && segs.is_empty());
+        // the JDS kernel stages at most LONG_ROW_MIN diagonal starts
+        for (n, nnz, longest) in [
+            (10, 100, 9),
+            (1000, 1_000_000, 100_000),
+            (1, 1 << 30, 1 << 30),
+        ] {
+            assert!(long_row_cap(n, nnz, longest) <= LONG_ROW_MIN);
+        }
         // one row of 5000 beside short ones: segments of SEG_SPAN
         let (items, segs) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
         assert!(items.is_empty());
