@@ -99,14 +99,14 @@ __device__ __forceinline__ i64 global_thread_id() {
 // below it and when the launch did not ask for it). A product of two
 // launches (HYB's ELL part then its COO tail, SELL's long-row tail,
 // csr-merge's carry fix-up; JDS's tail below 4M entries,
-// plan::jds_dependent_tail: slower on large matrices) launches its second kernel as a dependent
-// (launch.rs, `dependent_launch` in bench's report): dep_launch() in the
-// first kernel lets the second's blocks start as the first's last blocks
-// drain, and the second calls dep_wait() before it touches y (or anything
-// else the first wrote), which returns once the first kernel has finished
-// and its writes are visible. The second kernel's loads and x gathers
-// before dep_wait() overlap the first's last wave instead of waiting for
-// the grid boundary.
+// plan::jds_dependent_tail: slower on large matrices) launches its second
+// kernel as a dependent (launch.rs, `dependent_launch` in bench's report):
+// dep_launch() in the first kernel lets the second's blocks start as the
+// first's last blocks drain, and the second calls dep_wait() before it
+// touches y (or anything else the first wrote), which returns once the
+// first kernel has finished and its writes are visible. The second
+// kernel's loads and x gathers before dep_wait() overlap the first's last
+// wave instead of waiting for the grid boundary.
 __device__ __forceinline__ void dep_launch() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");

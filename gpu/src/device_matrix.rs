@@ -762,20 +762,16 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
 fn sell_tail(
     s: &std::sync::Arc<CudaStream>,
     (nrows, nnz, c): (usize, usize, usize),
-    widths: impl Iterator<Item = usize> + Clone,
+    widths: impl Iterator<Item = usize>,
     start: impl Fn(usize) -> usize,
     stored: impl Fn(usize) -> bool,
 ) -> Result<(usize, SellTail, usize), GpuError> {
-    let longest = widths.clone().max().unwrap_or(0);
-    let cap = plan::long_row_cap(nrows, nnz, longest);
-    let (nslices, capped) = widths
-        .clone()
-        .fold((0usize, 0usize), |(n, sum), w| (n + 1, sum + w.min(cap)));
-    let main_slots = capped / nslices.max(1);
-    let width: Vec<usize> = widths.clone().collect();
+    let width: Vec<usize> = widths.collect();
+    let cap = plan::long_row_cap(nrows, nnz, width.iter().copied().max().unwrap_or(0));
+    let main_slots = width.iter().map(|&w| w.min(cap)).sum::<usize>() / width.len().max(1);
     let row_len =
         |k: usize, r: usize| plan::stored_len(width[k], |slot| stored(start(k) + slot * c + r));
-    let (slices, chunks, segs) = plan::sell_tail_items(widths, c, cap, row_len);
+    let (slices, chunks, segs) = plan::sell_tail_items(width.iter().copied(), c, cap, row_len);
     let tail = if slices.is_empty() && segs.is_empty() {
         None
     } else {
