@@ -98,8 +98,8 @@ __device__ __forceinline__ i64 global_thread_id() {
 // Programmatic dependent launch (compute capability 9.0 and later; no-ops
 // below it and when the launch did not ask for it). A product of two
 // launches (HYB's ELL part then its COO tail, SELL's long-row tail,
-// csr-merge's carry fix-up; JDS's tail below 4M entries,
-// plan::jds_dependent_tail: slower on large matrices) launches its second
+// csr-merge's carry fix-up; JDS's tail below 4M entries or without chunks,
+// plan::jds_dependent_tail: chunks were slower on large matrices) launches its second
 // kernel as a dependent (launch.rs, `dependent_launch` in bench's report):
 // dep_launch() in the first kernel lets the second's blocks start as the
 // first's last blocks drain, and the second calls dep_wait() before it
@@ -375,6 +375,24 @@ __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __
 // vals; y's row is perm[p] (p without perm). Called by whole blocks (no
 // early return before it).
 #define SEG_SPAN 1024
+// Lanes of a band's block, and the most rows a band holds (plan::BAND_ROWS):
+// jds_band (jds.cu) and sell_band (sell.cu).
+#define BAND_ROWS 256
+// The lanes of a block of BAND_ROWS threads congruent modulo R (a power of
+// two up to BAND_ROWS) summed: lane t < R returns the sum of lanes t, t + R,
+// t + 2R, ... (the upper half folded onto the lower down to R lanes); the
+// other lanes return partial sums. Called by whole blocks.
+template <typename T>
+__device__ __forceinline__ T band_fold(T sum, int R) {
+    __shared__ __align__(16) unsigned char red_raw[BAND_ROWS * sizeof(T)];
+    T* red = reinterpret_cast<T*>(red_raw);
+    red[threadIdx.x] = sum;
+    for (int h = (int)blockDim.x / 2; h >= R; h >>= 1) {
+        __syncthreads();
+        if ((int)threadIdx.x < h) red[threadIdx.x] += red[threadIdx.x + h];
+    }
+    return red[threadIdx.x];  // lane t < R wrote it last itself
+}
 template <typename T, typename At>
 __device__ __forceinline__ void row_segment(const int* __restrict__ seg, At at,
                                             const int* __restrict__ perm,

@@ -11,26 +11,28 @@
 // starts come from shared memory (staged by the block); it stores the sum
 // through perm. The row length comes from a binary search over the diagonal
 // lengths (they never increase), so the trip count is known and the
-// unrolled loads are independent.
+// unrolled loads are independent. Block b takes sorted positions
+// b * 256 .. b * 256 + 255, or, when the host gives `blocks`
+// (plan::jds_row_blocks), the blocks[2b + 1] positions from blocks[2b]: the
+// runs of equal length cut by windows of original rows and launched window
+// by window, so that the blocks running together write whole sectors of y
+// and gather the same part of x (a circuit's lengths 2 to 8 interleave; in
+// sorted order its main kernel wrote 196 MB for 40 MB of y).
 //
 // spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
 // (the head of the sorted order), which one thread would otherwise walk
 // alone: a row of 2.5M entries took 408 ms. Chunk c >= 1 covers diagonals
 // [c * cap, (c + 1) * cap); the rows active in it are the first
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
-// consecutive rows, so a diagonal's reads stay coalesced while many rows are
-// active, and a lone long row reads its consecutive one-entry diagonals,
-// which are contiguous). item_ptr[c - 1] is the first thread of chunk c
-// (host prefix sum, nchunks + 1 entries). Each thread adds its partial sum to
-// y with one atomic, after spmv_jds_<t> stored the first part on the same
-// stream. Chunks run while their first diagonal has at least
-// plan::NARROW_ROWS rows; the rows still going past there are walked by
-// whole blocks instead, a segment of up to SEG_SPAN diagonals each
-// (row_segment in common.cuh: a row of 46 500 entries beside rows of 2 took
-// 47 us in chunks, 18x its x-gather floor). The chunks' threads fill the
-// first blocks (item_ptr[nchunks] = nitems of them), each segment one block
-// after them. The host picks cap (plan::long_row_cap) so that no thread walks
-// more than cap diagonals; matrices whose rows all fit cap launch no tail.
+// consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c - 1]
+// is the first thread of chunk c (host prefix sum, nchunks + 1 entries).
+// Each thread adds its partial sum to y with one atomic, after spmv_jds_<t>
+// stored the first part on the same stream. Chunks run while their first
+// diagonal has more than plan::BAND_ROWS (256) rows; the diagonals from
+// there on are bands (jds_band below), one block each, after the chunks'
+// blocks (item_ptr[nchunks] = nitems threads of them). The host picks cap
+// (plan::long_row_cap) so that no thread walks more than cap diagonals;
+// matrices whose rows all fit cap launch no tail.
 
 // The main kernel's diagonals' starts, staged in shared memory: cap is at
 // most plan::LONG_ROW_MIN (256) diagonals, so that the row length's binary
@@ -39,7 +41,8 @@
 // that chain is the product's time).
 #define JDS_STAGED 256
 template <typename T>
-__device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
+__device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
+                    const int* __restrict__ perm,
                     const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
                     const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
@@ -49,7 +52,11 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
     const int nd = min(min(ndiag, cap), JDS_STAGED);
     for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
     __syncthreads();
-    const i64 p = global_thread_id();
+    i64 p = global_thread_id();
+    if (blocks) {
+        const int* b = blocks + 2 * (i64)blockIdx.x;
+        p = (int)threadIdx.x < ld(b + 1) ? (i64)ld(b) + threadIdx.x : (i64)nrows;
+    }
     if (p >= nrows) return;
     int lo = 0, hi = nd;
     while (lo < hi) {
@@ -66,18 +73,51 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ perm,
     y[ld(perm + p)] = sum;
 }
 
+// Band (R, d0, d1) of the tail (plan::Bands): diagonals [d0, d1) of the
+// first R sorted rows, R a power of two up to blockDim.x, no fewer than the
+// rows of diagonal d0. They are stored contiguously, diagonal after
+// diagonal, so lane t takes row t % R of diagonals d0 + t / R, + blockDim.x
+// / R, ...: a warp's loads are consecutive entries whatever R (a circuit's 8
+// supply rows: one row per block strode 8 entries between lanes). A row
+// shorter than a diagonal's count has no entry there. The lanes of one row
+// (t % R equal) sum in shared memory (band_fold, common.cuh), then one
+// atomic a row.
+template <typename T>
+__device__ __forceinline__ void jds_band(const int* __restrict__ band,
+                                         const int* __restrict__ perm,
+                                         const ofs_t* __restrict__ jd_ptr,
+                                         const int* __restrict__ col_idx,
+                                         const T* __restrict__ vals, const T* __restrict__ x,
+                                         T* __restrict__ y) {
+    const int R = ld(band), d0 = ld(band + 1), d1 = ld(band + 2);
+    const int q = (int)threadIdx.x & (R - 1);
+    const int step = (int)blockDim.x / R;
+    T sum = T(0);
+#pragma unroll 4
+    for (int d = d0 + (int)threadIdx.x / R; d < d1; d += step) {
+        const i64 s = (i64)ld(jd_ptr + d);
+        if ((i64)ld(jd_ptr + d + 1) - s > q) {
+            const i64 idx = s + q;
+            sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+        }
+    }
+    sum = band_fold(sum, R);
+    if ((i64)threadIdx.x < (i64)(ld(jd_ptr + d0 + 1) - ld(jd_ptr + d0))) {
+        dep_wait();  // after the main kernel's store of y
+        atomic_add(y + ld(perm + threadIdx.x), sum);
+    }
+}
+
 template <typename T>
 __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
                          const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
-                         const i64* __restrict__ item_ptr, const int* __restrict__ segs,
+                         const i64* __restrict__ item_ptr, const int* __restrict__ bands,
                          const int* __restrict__ col_idx,
                          const T* __restrict__ vals, const T* __restrict__ x,
                          T* __restrict__ y) {
     const i64 chunk_blocks = (nitems + blockDim.x - 1) / blockDim.x;
     if ((i64)blockIdx.x >= chunk_blocks) {
-        // diagonal d of sorted row p: jd_ptr[d] + p
-        const auto at = [&](int p, int d) { return (i64)ld(jd_ptr + d) + p; };
-        row_segment(segs + 3 * ((i64)blockIdx.x - chunk_blocks), at, perm, col_idx, vals, x, y);
+        jds_band(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals, x, y);
         return;
     }
     const i64 t = global_thread_id();
@@ -108,15 +148,15 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
 
 #define JDS(t, T)                                                                          \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t(                                   \
-        int nrows, int ndiag, int cap, const int* perm, const ofs_t* jd_ptr, const int* col_idx, \
-        const T* vals, const T* x, T* y) {                                                 \
-        jds<T>(nrows, ndiag, cap, perm, jd_ptr, col_idx, vals, x, y);                      \
+        int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
+        const int* col_idx, const T* vals, const T* x, T* y) {                             \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, col_idx, vals, x, y);              \
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
-        const i64* item_ptr, const int* segs, const int* col_idx, const T* vals, const T* x, \
+        const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
         T* y) {                                                                            \
-        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, segs, col_idx, vals, \
+        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, vals, \
                     x, y);                                                                 \
     }
 SPMV_TYPES(JDS)

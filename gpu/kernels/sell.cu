@@ -11,7 +11,11 @@
 //
 // spmv_sell_<t>: thread t handles slice t / C, local row t % C (with C = 32
 // one warp per slice), slots 0 .. min(width, cap), and stores the sum
-// through perm.
+// through perm. When the host gives `blocks` (plan::sell_slice_blocks: a
+// sort over all rows whose lengths interleave), block b takes the
+// blocks[2b + 1] slices from blocks[2b] instead, launched window by window
+// of original rows as JDS's main kernel (jds.cu), so that the blocks
+// running together store whole sectors of y.
 //
 // spmv_sell_<t>_tail: the slots past `cap` of the slices wider than `cap`
 // (a slice holding a row of 2.5M entries took 553 ms with one thread per
@@ -19,12 +23,19 @@
 // cap)) of slice tail_slice[j], C threads each, reads coalesced across the
 // slice's rows as in the main kernel; each thread adds its partial sum with
 // one atomic, after the main kernel stored the first part on the same stream.
-// A wide slice with fewer than plan::NARROW_ROWS rows longer than cap has no
+// A wide slice whose rows longer than cap are its first m rows (a sorted
+// slice) gets bands instead (sell_band below): the first R =
+// m.next_power_of_two() rows of about SEG_SPAN / R slots a block, lane t on
+// row t % R, so a block reads those rows' contiguous slots and no other
+// row's padding (a circuit sorted over all rows keeps its 8 supply rows in
+// one slice, whose chunks kept 8 of every 32 threads busy). An unsorted
+// wide slice with fewer than plan::NARROW_ROWS rows longer than cap has no
 // chunks: each of those rows' stored slots past cap are walked by whole
 // blocks, a segment of up to SEG_SPAN slots each (row_segment in
 // common.cuh), without reading the other rows' padding. The chunks' threads
-// fill the first blocks, each segment one block after them. The host
-// (plan::sell_tail_items) lists both; slices no wider than cap have none.
+// fill the first blocks, then each segment one block, then each band. The
+// host (plan::sell_tail_items) lists them; slices no wider than cap have
+// none.
 //
 // The same kernels run cuSPARSE's sliced-ELL layout (no permutation) when
 // `perm` is null.
@@ -68,19 +79,60 @@ struct SlotsU16 {
 };
 
 template <typename T, typename Slots>
-__device__ void sell(int nrows, int C, int cap, const int* __restrict__ perm,
+__device__ void sell(int nrows, int C, int cap, const int* __restrict__ blocks,
+                     const int* __restrict__ perm,
                      const ofs_t* __restrict__ slice_ptr,
                      const int* __restrict__ slice_width, const Slots slots,
                      const T* __restrict__ vals, const T* __restrict__ x, T* __restrict__ y) {
     dep_launch();  // the long-row tail may start (it waits before adding)
     const i64 t = global_thread_id();
-    const i64 slice = t / C;
-    const int r = (int)(t - slice * C);
+    i64 slice = t / C;
+    int r = (int)(t - slice * C);
+    if (blocks) {
+        const int* b = blocks + 2 * (i64)blockIdx.x;
+        const int local = (int)threadIdx.x / C;
+        if (local >= ld(b + 1)) return;
+        slice = (i64)ld(b) + local;
+        r = (int)threadIdx.x - local * C;
+    }
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;
     const int w = min(ld(slice_width + slice), cap);
     const T sum = slots(slice, r, (i64)ld(slice_ptr + slice) + r, w, C, vals, x);
     stcs(y + (perm ? (i64)ld(perm + p) : p), sum);
+}
+
+// Band (slice k, R, s0, s1) of the tail (plan::SellTailPlan::bands): slots
+// [s0, s1) of the first R local rows of slice k, lane t on row t % R (rows
+// past C idle) and slots s0 + t / R, + blockDim.x / R, ...; padding skipped.
+// The lanes of a row sum in shared memory (band_fold), then one atomic a
+// row.
+template <typename T>
+__device__ __forceinline__ void sell_band(const int* __restrict__ band, int nrows, int C,
+                                          const int* __restrict__ perm,
+                                          const ofs_t* __restrict__ slice_ptr,
+                                          const int* __restrict__ col_idx,
+                                          const T* __restrict__ vals, const T* __restrict__ x,
+                                          T* __restrict__ y) {
+    const int k = ld(band), R = ld(band + 1), s0 = ld(band + 2), s1 = ld(band + 3);
+    const int q = (int)threadIdx.x & (R - 1);
+    const int step = (int)blockDim.x / R;
+    T sum = T(0);
+    if (q < C) {
+        const i64 base = (i64)ld(slice_ptr + k) + q;
+#pragma unroll 4
+        for (int s = s0 + (int)threadIdx.x / R; s < s1; s += step) {
+            const i64 idx = base + (i64)s * C;
+            const int c = ldcs(col_idx + idx);
+            if (c >= 0) sum += ldcs(vals + idx) * ld(x + c);
+        }
+    }
+    sum = band_fold(sum, R);
+    const i64 p = (i64)k * C + threadIdx.x;
+    if ((int)threadIdx.x < R && (int)threadIdx.x < C && p < nrows) {
+        dep_wait();  // after the main kernel's store of y
+        atomic_add(y + (perm ? (i64)ld(perm + p) : p), sum);
+    }
 }
 
 template <typename T>
@@ -89,9 +141,15 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
                           const int* __restrict__ slice_width,
                           const int* __restrict__ tail_slice,
                           const int* __restrict__ tail_chunk, const int* __restrict__ segs,
+                          int nsegs, const int* __restrict__ bands,
                           const int* __restrict__ col_idx, const T* __restrict__ vals,
                           const T* __restrict__ x, T* __restrict__ y) {
     const i64 chunk_blocks = (nitems * C + blockDim.x - 1) / blockDim.x;
+    if ((i64)blockIdx.x >= chunk_blocks + nsegs) {
+        sell_band(bands + 4 * ((i64)blockIdx.x - chunk_blocks - nsegs), nrows, C, perm, slice_ptr,
+                  col_idx, vals, x, y);
+        return;
+    }
     if ((i64)blockIdx.x >= chunk_blocks) {
         // slot s of sorted row p: slice_ptr[p / C] + s * C + p % C
         const auto at = [&](int p, int s) {
@@ -124,9 +182,9 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
 // 64 registers (`sell-u16-batched`); the tail reads the 32-bit indices.
 #define SELL_VARIANT(t, T, suffix, BOUNDS, IDX, SLOTS)                                     \
     extern "C" __global__ void BOUNDS spmv_sell_##t##suffix(                               \
-        int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,                \
+        int nrows, int C, int cap, const int* blocks, const int* perm, const ofs_t* slice_ptr, \
         const int* slice_width, IDX, const T* vals, const T* x, T* y) {                    \
-        sell<T>(nrows, C, cap, perm, slice_ptr, slice_width, SLOTS, vals, x, y);           \
+        sell<T>(nrows, C, cap, blocks, perm, slice_ptr, slice_width, SLOTS, vals, x, y);   \
     }
 #define SELL_I32 const int *col_idx
 #define SELL_U16 const int *base, const i64 *u16_ptr, const unsigned short *cols
@@ -141,8 +199,9 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \
         const int* slice_width, const int* tail_slice, const int* tail_chunk,              \
-        const int* segs, const int* col_idx, const T* vals, const T* x, T* y) {            \
+        const int* segs, int nsegs, const int* bands, const int* col_idx, const T* vals,   \
+        const T* x, T* y) {                                                                \
         sell_tail<T>(nitems, nrows, C, cap, perm, slice_ptr, slice_width, tail_slice,      \
-                     tail_chunk, segs, col_idx, vals, x, y);                               \
+                     tail_chunk, segs, nsegs, bands, col_idx, vals, x, y);                 \
     }
 SPMV_TYPES(SELL)

@@ -421,6 +421,9 @@ pub(crate) struct DevJds {
     pub cap: usize,
     /// The rows longer than `cap` (`None`: none).
     pub tail: Option<JdsTail>,
+    /// The main kernel's blocks in window order ([`plan::jds_row_blocks`];
+    /// `None`: sorted order; boxed, as few layouts have them).
+    pub blocks: Option<Box<DevIdx>>,
     pub perm: DevIdx,
     pub jd_ptr: DevOfs,
     pub col_idx: DevIdx,
@@ -435,8 +438,8 @@ pub(crate) struct JdsTail {
     pub nchunks: usize,
     /// Threads of the chunks.
     pub threads: u64,
-    /// The narrow rows' segments ([`plan::Segments`]), one block each.
-    pub segs: DevIdx,
+    /// The bands past the chunks ([`plan::Bands`]), one block each.
+    pub bands: DevIdx,
 }
 
 /// SELL's long-slice tail ([`plan::sell_tail_items`]).
@@ -447,10 +450,14 @@ pub(crate) struct SellTailItems {
     pub chunks: DevIdx,
     /// The narrow rows' segments ([`plan::Segments`]), one block each.
     pub segs: DevIdx,
+    /// The sorted slices' bands ([`plan::SellTailPlan::bands`]), one block
+    /// each.
+    pub bands: DevIdx,
 }
 
 /// The long-slice tail of a SELL layout (`None`: no slice wider than the cap).
-pub(crate) type SellTail = Option<SellTailItems>;
+/// Boxed: a layout has few of them and `DeviceMatrix` stays small.
+pub(crate) type SellTail = Option<Box<SellTailItems>>;
 
 /// SELL-C-sigma (with `perm`) or cuSPARSE sliced ELL (without) on the device.
 #[derive(Debug)]
@@ -467,6 +474,10 @@ pub(crate) struct DevSell {
     /// Slots a thread of the main kernel walks on average: the slices'
     /// widths up to `cap` (the rest is the tail's).
     pub main_slots: usize,
+    /// The main kernel's blocks in window order ([`plan::sell_slice_blocks`];
+    /// `None`: one block per `BLOCK / slice_height` consecutive slices;
+    /// boxed, as few layouts have them).
+    pub blocks: Option<Box<DevIdx>>,
     pub perm: Option<DevIdx>,
     pub slice_ptr: DevOfs,
     pub slice_width: DevIdx,
@@ -731,23 +742,30 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let jd = m.jd_ptr();
     let ndiag = jd.len().saturating_sub(1);
     let cap = plan::long_row_cap(m.nrows(), m.nnz(), ndiag);
-    let (items, segs) =
-        plan::jds_tail_items(ndiag, cap, |d| jd[d + 1].to_usize() - jd[d].to_usize());
-    let tail = if items.is_empty() && segs.is_empty() {
+    let dlen = |d: usize| jd[d + 1].to_usize() - jd[d].to_usize();
+    let (items, bands) = plan::jds_tail_items(ndiag, cap, dlen);
+    let tail = if items.is_empty() && bands.is_empty() {
         None
     } else {
         Some(JdsTail {
             nchunks: items.len().saturating_sub(1),
             threads: items.last().map_or(0, |&t| t as u64),
             item_ptr: htod(s, &items)?,
-            segs: upload_i32(s, &segs)?,
+            bands: upload_i32(s, &bands)?,
         })
     };
+    let perm = m.perm();
+    let blocks = plan::jds_row_blocks(m.nrows(), ndiag, dlen, |p| perm[p].to_usize());
     Ok(DevJds {
         dims,
         ndiag,
         cap,
         tail,
+        blocks: if blocks.is_empty() {
+            None
+        } else {
+            Some(Box::new(upload_i32(s, &blocks)?))
+        },
         perm: upload_idx(s, "perm", m.perm())?,
         jd_ptr: upload_ofs(s, "jd_ptr", jd, offsets.wide_for(m.nnz() as u64))?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
@@ -771,15 +789,16 @@ fn sell_tail(
     let main_slots = width.iter().map(|&w| w.min(cap)).sum::<usize>() / width.len().max(1);
     let row_len =
         |k: usize, r: usize| plan::stored_len(width[k], |slot| stored(start(k) + slot * c + r));
-    let (slices, chunks, segs) = plan::sell_tail_items(width.iter().copied(), c, cap, row_len);
-    let tail = if slices.is_empty() && segs.is_empty() {
+    let t = plan::sell_tail_items(width.iter().copied(), c, cap, row_len);
+    let tail = if t.is_empty() {
         None
     } else {
-        Some(SellTailItems {
-            slices: upload_i32(s, &slices)?,
-            chunks: upload_i32(s, &chunks)?,
-            segs: upload_i32(s, &segs)?,
-        })
+        Some(Box::new(SellTailItems {
+            slices: upload_i32(s, &t.slices)?,
+            chunks: upload_i32(s, &t.chunks)?,
+            segs: upload_i32(s, &t.segs)?,
+            bands: upload_i32(s, &t.bands)?,
+        }))
     };
     Ok((cap, tail, main_slots))
 }
@@ -799,6 +818,10 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
         |k| m.slice_ptr()[k].to_usize(),
         |slot| m.col_idx()[slot].to_i64() >= 0,
     )?;
+    let widths: Vec<usize> = m.slice_width().iter().map(|w| w.to_usize()).collect();
+    let perm = m.perm();
+    let shape = (m.slice_height(), m.sigma());
+    let blocks = plan::sell_slice_blocks(m.nrows(), shape, &widths, |p| perm[p].to_usize());
     Ok(DevSell {
         dims,
         slice_height: m.slice_height(),
@@ -807,6 +830,11 @@ pub(crate) fn upload_sell<T: Scalar, I: Index>(
         cap,
         tail,
         main_slots,
+        blocks: if blocks.is_empty() {
+            None
+        } else {
+            Some(Box::new(upload_i32(s, &blocks)?))
+        },
         perm: Some(upload_idx(s, "perm", m.perm())?),
         slice_ptr: upload_ofs(s, "slice_ptr", m.slice_ptr(), offsets.wide_for(slots))?,
         slice_width: upload_idx(s, "slice_width", m.slice_width())?,
@@ -838,6 +866,7 @@ pub(crate) fn upload_sliced_ell<T: Scalar>(
         cap,
         tail,
         main_slots,
+        blocks: None,
         perm: None,
         slice_ptr: upload_ofs(s, "slice_ptr", &m.slice_ptr, false)?,
         slice_width: upload_i32(s, &m.slice_width)?,

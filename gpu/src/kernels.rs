@@ -319,6 +319,7 @@ mod tests {
         };
         assert_eq!(define(COMMON_SRC, "SEG_SPAN"), crate::plan::SEG_SPAN);
         assert_eq!(define(JDS_SRC, "JDS_STAGED"), crate::plan::LONG_ROW_MIN);
+        assert_eq!(define(COMMON_SRC, "BAND_ROWS"), crate::plan::BAND_ROWS);
     }
 
     #[test]

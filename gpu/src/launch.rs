@@ -814,18 +814,24 @@ pub(crate) fn prepare<'m>(
             }
         }
         (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
-            p.dependent &= plan::jds_dependent_tail(j.dims.nnz);
+            let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
+            p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);
             p.params.insert("diagonals".into(), json!(j.ndiag));
             p.params.insert("cap".into(), json!(j.cap));
-            if let Some(d) = threads(j.dims.nrows as u64) {
+            let main_threads = match &j.blocks {
+                Some(b) => (b.len / 2) as u64 * u64::from(plan::BLOCK),
+                None => j.dims.nrows as u64,
+            };
+            p.params
+                .insert("window_blocks".into(), json!(j.blocks.is_some()));
+            if let Some(d) = threads(main_threads) {
                 p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
             }
             if let Some(t) = &j.tail {
                 p.params.insert("tail_chunks".into(), json!(t.nchunks));
                 p.params.insert("tail_threads".into(), json!(t.threads));
-                p.params
-                    .insert("tail_segments".into(), json!(t.segs.len / 3));
-                if let Some(d) = threads(plan::tail_threads(t.threads, t.segs.len)) {
+                p.params.insert("tail_bands".into(), json!(t.bands.len / 3));
+                if let Some(d) = threads(plan::tail_threads(t.threads, t.bands.len, 0)) {
                     p.tail = Some((f(KernelId::Jds, "spmv_jds", Some("tail"))?, d));
                 }
             }
@@ -858,15 +864,22 @@ pub(crate) fn prepare<'m>(
                     let batched = kernel == GpuKernel::SellBatched;
                     slot_variant(&mut p.params, s.main_slots, batched, dtype)
                 };
-                if let Some(d) = threads(plan::sell_threads(s.nslices, s.slice_height)) {
+                let main_threads = match &s.blocks {
+                    Some(b) => (b.len / 2) as u64 * u64::from(plan::BLOCK),
+                    None => plan::sell_threads(s.nslices, s.slice_height),
+                };
+                p.params
+                    .insert("window_blocks".into(), json!(s.blocks.is_some()));
+                if let Some(d) = threads(main_threads) {
                     p.main = Some((f(KernelId::Sell, "spmv_sell", v)?, d));
                 }
                 if let Some(t) = &s.tail {
                     p.params.insert("tail_chunks".into(), json!(t.slices.len));
                     p.params
                         .insert("tail_segments".into(), json!(t.segs.len / 3));
+                    p.params.insert("tail_bands".into(), json!(t.bands.len / 4));
                     let wide = plan::sell_threads(t.slices.len, s.slice_height);
-                    if let Some(d) = threads(plan::tail_threads(wide, t.segs.len)) {
+                    if let Some(d) = threads(plan::tail_threads(wide, t.segs.len, t.bands.len)) {
                         p.tail = Some((f(KernelId::Sell, "spmv_sell", Some("tail"))?, d));
                     }
                 }
@@ -1012,16 +1025,20 @@ impl Prepared<'_> {
                 let nrows = j.dims.nrows as i32;
                 let ndiag = j.ndiag as i32;
                 let cap = j.cap as i32;
-                b.arg(&nrows)
-                    .arg(&ndiag)
-                    .arg(&cap)
-                    .arg(&j.perm.buf)
-                    .arg(&j.jd_ptr.buf);
+                let null: u64 = 0;
+                b.arg(&nrows).arg(&ndiag).arg(&cap);
+                match &j.blocks {
+                    Some(blocks) => b.arg(&blocks.buf),
+                    None => b.arg(&null),
+                };
+                b.arg(&j.perm.buf).arg(&j.jd_ptr.buf);
                 b.arg(&j.col_idx.buf)
                     .arg(&j.vals.buf)
                     .arg(&x.buf)
                     .arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_jds_<t>.
+                // SAFETY: argument list matches spmv_jds_<t>; blocks (when
+                // given) holds (first position, rows) pairs within nrows, one
+                // per block of the grid (plan::jds_row_blocks).
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Sell(s) => {
@@ -1030,6 +1047,10 @@ impl Prepared<'_> {
                 let cap = s.cap as i32;
                 let null: u64 = 0;
                 b.arg(&nrows).arg(&c).arg(&cap);
+                match &s.blocks {
+                    Some(blocks) => b.arg(&blocks.buf),
+                    None => b.arg(&null),
+                };
                 match &s.perm {
                     Some(p) => b.arg(&p.buf),
                     None => b.arg(&null),
@@ -1045,7 +1066,9 @@ impl Prepared<'_> {
                 // SAFETY: argument list matches spmv_sell_<t>[_b4|_deep] (the
                 // column indices) or spmv_sell_<t>_u16[_deep] (base, pair
                 // starts and offsets, built from this layout with its cap,
-                // every start even); a null perm is allowed.
+                // every start even); a null perm is allowed; blocks (when
+                // given) holds (first slice, slices) pairs within the
+                // slices, one per block of the grid (plan::sell_slice_blocks).
                 unsafe { b.launch(main_cfg) }?;
             }
         }
@@ -1083,13 +1106,13 @@ impl Prepared<'_> {
                 b.long(t.threads as i64).int(t.nchunks as i32);
                 b.int(j.cap as i32).int(j.ndiag as i32);
                 b.buf(&j.perm.buf).buf(&j.jd_ptr.buf).buf(&t.item_ptr);
-                b.buf(&t.segs.buf);
+                b.buf(&t.bands.buf);
                 b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
                 // SAFETY: argument list matches spmv_jds_<t>_tail, which waits
                 // before its atomic; item_ptr has nchunks + 1 entries ending
                 // at nitems, the grid has their blocks and then one per
-                // segment of rows and diagonals of this layout
+                // band of rows and diagonals of this layout
                 // (plan::jds_tail_items, plan::tail_threads).
                 unsafe { b.launch(func, dims, self.dependent) }
             }
@@ -1105,14 +1128,16 @@ impl Prepared<'_> {
                 };
                 b.buf(&s.slice_ptr.buf).buf(&s.slice_width.buf);
                 b.buf(&t.slices.buf).buf(&t.chunks.buf).buf(&t.segs.buf);
+                b.int((t.segs.len / 3) as i32).buf(&t.bands.buf);
                 b.buf(&s.col_idx.buf).buf(&s.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
                 // SAFETY: argument list matches spmv_sell_<t>_tail, which
                 // waits before its atomic; the items name slices of this
                 // layout and chunks below their width, the grid has their
-                // blocks and then one per segment of a row's stored slots
-                // (plan::sell_tail_items, plan::tail_threads); a null perm
-                // is allowed.
+                // blocks, then one per segment of a row's stored slots
+                // (nsegs of them), then one per band of a slice's first
+                // rows and slots within its width (plan::sell_tail_items,
+                // plan::tail_threads); a null perm is allowed.
                 unsafe { b.launch(func, dims, self.dependent) }
             }
             DeviceMatrix::Csr(c) => {

@@ -24,9 +24,8 @@ pub fn coo_items(value_bytes: usize) -> usize {
 // plans use the same functions.
 pub use sparsetool_analyze::timing::{csr_vector_lanes, long_row_cap, LONG_ROW_MIN};
 
-/// Rows that keep fewer than this many rows beside them past the cap (JDS:
-/// active in the same diagonals; SELL: as long in the same slice) are
-/// [`Segments`]: walked by whole blocks, each lane on its own slots, one
+/// SELL's rows that keep fewer than this many rows as long beside them in
+/// their slice past the cap are [`Segments`]: walked by whole blocks, each lane on its own slots, one
 /// atomic per block, instead of one thread per row and chunk, whose lone
 /// walk and one atomic per `cap` slots on the same `y` serialised (a row of
 /// 46 500 entries beside rows of 2 took 47 us, 18x its x-gather floor, on
@@ -34,7 +33,8 @@ pub use sparsetool_analyze::timing::{csr_vector_lanes, long_row_cap, LONG_ROW_MI
 pub const NARROW_ROWS: usize = 8;
 
 /// Slots of one long row a block of [`BLOCK`] threads walks per segment
-/// (4 a thread; `SEG_SPAN` in `common.cuh`).
+/// (4 a thread; `SEG_SPAN` in `common.cuh`), and about the slots of one of
+/// JDS's [`Bands`].
 pub const SEG_SPAN: usize = 4 * BLOCK as usize;
 
 /// The long rows' segments: `(sorted position, first slot, end slot)`
@@ -49,13 +49,33 @@ fn push_segments(segs: &mut Segments, p: usize, s0: usize, s1: usize) {
     }
 }
 
+/// Rows a JDS tail band covers at most ([`Bands`]): one block's threads.
+pub const BAND_ROWS: usize = BLOCK as usize;
+
+/// JDS's tail bands: `(rows R, first diagonal, end diagonal)` triples, one
+/// block of the tail launch each, flattened (3 `i32` each). `R` is a power
+/// of two, at most [`BAND_ROWS`], at least the rows active in the first
+/// diagonal: the band's entries are the first `R` sorted rows' entries in
+/// its diagonals, which JDS stores contiguously (diagonal after diagonal),
+/// so lane `t` of the block takes row `t % R` of diagonals `t / R`,
+/// `t / R + 256 / R`, ... and a block's loads are coalesced whatever the
+/// rows; the lanes of one row sum in shared memory, one atomic a row.
+pub type Bands = Vec<i32>;
+
 /// The tail of the JDS kernel (`spmv_jds_<t>_tail`), in two parts:
 /// - chunks, one thread per row active in their first diagonal: chunk `c
 ///   >= 1` covers diagonals `[c * cap, (c + 1) * cap)` while that diagonal
-///   has at least [`NARROW_ROWS`] rows; returned as the first thread of
+///   has more than [`BAND_ROWS`] rows; returned as the first thread of
 ///   each chunk and the total (`nchunks + 1` entries);
-/// - from the first chunk start with fewer rows, each of those rows' last
-///   diagonals as [`Segments`].
+/// - from the first chunk start with fewer rows to the last diagonal,
+///   [`Bands`] of about [`SEG_SPAN`] slots each (`SEG_SPAN / R`
+///   diagonals).
+///
+/// Until 2026-11-28 the rows past the chunks were walked one row per
+/// block ([`Segments`]): a circuit's 8 supply rows of 500 000 entries each
+/// strode 8 entries between a block's loads, and below 8 rows a thread
+/// walked `cap` diagonals alone (61 us of 452 on a circuit of 54M entries,
+/// 21 % occupancy; ncu, H100, issue 17).
 ///
 /// Both empty when every row fits `cap`.
 #[must_use]
@@ -63,12 +83,12 @@ pub fn jds_tail_items(
     ndiag: usize,
     cap: usize,
     diag_len: impl Fn(usize) -> usize,
-) -> (Vec<i64>, Segments) {
+) -> (Vec<i64>, Bands) {
     let cap = cap.max(1);
-    let (mut ptr, mut segs) = (Vec::new(), Segments::new());
+    let (mut ptr, mut bands) = (Vec::new(), Bands::new());
     let mut total = 0i64;
     let mut d = cap;
-    while d < ndiag && diag_len(d) >= NARROW_ROWS {
+    while d < ndiag && diag_len(d) > BAND_ROWS {
         if ptr.is_empty() {
             ptr.push(0);
         }
@@ -76,18 +96,142 @@ pub fn jds_tail_items(
         ptr.push(total);
         d += cap;
     }
-    if d < ndiag {
-        // diagonal lengths never increase: row p's run ends at the first
-        // diagonal no longer than p, which moves down as p grows
-        let mut end = ndiag;
-        for p in 0..diag_len(d) {
-            while end > d && diag_len(end - 1) <= p {
-                end -= 1;
+    while d < ndiag {
+        let rows = diag_len(d).clamp(1, BAND_ROWS).next_power_of_two();
+        let end = (d + SEG_SPAN / rows).min(ndiag);
+        bands.extend([rows as i32, d as i32, end as i32]);
+        d = end;
+    }
+    (ptr, bands)
+}
+
+/// Original rows per window of a window-ordered main launch
+/// ([`window_blocks`]).
+pub const WINDOW_ROWS: usize = 512 * BLOCK as usize;
+
+/// The blocks of a main kernel over rows sorted by length, in window order:
+/// `(first granule, granules)` pairs, flattened, at most `per_block`
+/// granules each (JDS: a granule is a sorted row, [`BLOCK`] a block; SELL:
+/// a slice, `BLOCK / C` a block); empty for blocks of consecutive granules.
+///
+/// A global sort by length cuts a matrix whose row lengths interleave (a
+/// circuit: lengths 2 to 8 at random) into one run of sorted rows per
+/// length, each spanning all the rows. Launched in sorted order, the
+/// product sweeps `x` once per length and stores `y` through the
+/// permutation one element in seven at a time, so each 32-byte sector of
+/// `y` is written piecemeal, evicted and merged again: on a circuit of 10M
+/// rows JDS's main kernel moved 196 MB of writes for 40 MB of `y` and took
+/// 391 us, 250 us with `y` stored in sorted order, 211 us in window order
+/// (ncu, H100, issue 17). Here each of `runs` (granule ranges of equal
+/// length, in sorted order) is cut by windows of [`WINDOW_ROWS`] original
+/// rows (`row(g)`: granule `g`'s first original row), and the blocks go
+/// window by window, every run's part of a window in turn, so the blocks
+/// running together write whole sectors of `y` and gather the same part of
+/// `x`. Runs shorter than two blocks a window (the few long rows) go first,
+/// in sorted order, so that partly filled blocks stay few.
+///
+/// Empty (sorted order) when fewer than two runs are that large, when
+/// there is one window, or when `row` does not keep the original order
+/// inside such a run (a layout written by another tool with an unstable
+/// sort: any cut would still be correct, but not local).
+#[must_use]
+pub fn window_blocks(
+    nrows: usize,
+    runs: &[(usize, usize)],
+    per_block: usize,
+    row: impl Fn(usize) -> usize,
+) -> Vec<i32> {
+    let nwin = nrows.div_ceil(WINDOW_ROWS);
+    let big = |&&(a, b): &&(usize, usize)| b - a >= nwin * per_block * 2;
+    if nwin < 2
+        || per_block == 0
+        || runs.iter().filter(big).count() < 2
+        || runs
+            .iter()
+            .filter(big)
+            .any(|&(a, b)| (a + 1..b).any(|g| row(g) < row(g - 1)))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut push = |a: usize, b: usize| {
+        for g in (a..b).step_by(per_block) {
+            out.extend([g as i32, (b - g).min(per_block) as i32]);
+        }
+    };
+    for &(a, b) in runs.iter().filter(|r| !big(r)) {
+        push(a, b);
+    }
+    // first granule of run [a, b) whose row is at or past `r`
+    let first = |a: usize, b: usize, r: usize| {
+        let (mut lo, mut hi) = (a, b);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if row(mid) < r {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
-            push_segments(&mut segs, p, d, end);
+        }
+        lo
+    };
+    for w in 0..nwin {
+        for &(a, b) in runs.iter().filter(big) {
+            let lo = first(a, b, w * WINDOW_ROWS);
+            let hi = if w + 1 == nwin {
+                b
+            } else {
+                first(a, b, (w + 1) * WINDOW_ROWS)
+            };
+            push(lo, hi);
         }
     }
-    (ptr, segs)
+    out
+}
+
+/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`): sorted rows,
+/// [`BLOCK`] a block, the runs of equal length read off the diagonal
+/// lengths (a row's length changes only at a diagonal's length).
+#[must_use]
+pub fn jds_row_blocks(
+    nrows: usize,
+    ndiag: usize,
+    diag_len: impl Fn(usize) -> usize,
+    perm: impl Fn(usize) -> usize,
+) -> Vec<i32> {
+    let mut bounds: Vec<usize> = (0..ndiag).map(diag_len).chain([0, nrows]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    window_blocks(nrows, &runs, BLOCK as usize, perm)
+}
+
+/// [`window_blocks`] of SELL's main kernel (`spmv_sell_<t>`): slices of
+/// `slice_height` sorted rows, `BLOCK / slice_height` a block, the runs
+/// being consecutive slices of equal width (a slice's width is its first
+/// row's length). Empty when a slice does not fit a block, and for a
+/// sorting window `sigma` below [`WINDOW_ROWS`], whose sort keeps rows
+/// near their neighbours already.
+#[must_use]
+pub fn sell_slice_blocks(
+    nrows: usize,
+    (slice_height, sigma): (usize, usize),
+    widths: &[usize],
+    perm: impl Fn(usize) -> usize,
+) -> Vec<i32> {
+    if sigma < WINDOW_ROWS {
+        return Vec::new();
+    }
+    let per_block = (BLOCK as usize).checked_div(slice_height).unwrap_or(0);
+    let mut runs = Vec::new();
+    let mut a = 0;
+    for k in 1..=widths.len() {
+        if k == widths.len() || widths[k] != widths[a] {
+            runs.push((a, k));
+            a = k;
+        }
+    }
+    window_blocks(nrows, &runs, per_block, |k| perm(k * slice_height))
 }
 
 /// The entries of a padded row of `width` slots, its padding after them:
@@ -106,22 +250,57 @@ pub fn stored_len(width: usize, stored: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// The tail items of the SELL kernel (`spmv_sell_<t>_tail`) for slices of
-/// `slice_height` rows: `(slice, chunk)` for every chunk `c >= 1` of `cap`
-/// slots of every slice wider than `cap` that has at least [`NARROW_ROWS`]
-/// rows longer than `cap` (`slice_height` threads each), in slice order;
-/// the other wide slices' rows longer than `cap` as [`Segments`] of their
-/// slots past `cap` (`row_len(slice, local row)`: its stored entries,
-/// the padding after them not counted).
+/// The long-slice tail of the SELL kernel (`spmv_sell_<t>_tail`)
+/// ([`sell_tail_items`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SellTailPlan {
+    /// `(slice, chunk)` items, `slice_height` threads each: chunk `c >= 1`
+    /// covers slots `[c * cap, (c + 1) * cap)` of the slice.
+    pub slices: Vec<i32>,
+    /// The chunk of each item of `slices`.
+    pub chunks: Vec<i32>,
+    /// Rows walked alone ([`Segments`]), one block each.
+    pub segs: Segments,
+    /// `(slice, rows R, first slot, end slot)` quadruples, one block each
+    /// (flattened, 4 `i32` each): the first `R` rows (a power of two, at
+    /// most [`BAND_ROWS`]) of about [`SEG_SPAN`] / `R` slots of the slice,
+    /// lane `t` on row `t % R`, a slot's rows being contiguous.
+    pub bands: Vec<i32>,
+}
+
+impl SellTailPlan {
+    /// Whether no slice is wider than the cap.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.slices.is_empty() && self.segs.is_empty() && self.bands.is_empty()
+    }
+}
+
+/// The tail of the SELL kernel (`spmv_sell_<t>_tail`) for slices of
+/// `slice_height` rows, over the slices wider than `cap`, in slice order
+/// (`row_len(slice, local row)`: its stored entries, the padding after
+/// them not counted). A slice whose rows longer than `cap` are its first
+/// `m` rows (any sort by length, sigma above 1, puts them there), with `m`
+/// at most [`BAND_ROWS`], gets bands of its first `m.next_power_of_two()`
+/// rows: every load of a block lands on those rows' slots, none on the
+/// other rows' padding. Otherwise (an unsorted slice) a slice with at least
+/// [`NARROW_ROWS`] rows longer than `cap` gets chunks (`slice_height`
+/// threads each), and one with fewer gets [`Segments`] of those rows' slots
+/// past `cap`.
+///
+/// Until 2026-11-28 the sorted slices had chunks or segments too: a
+/// circuit sorted over all its rows keeps its 8 supply rows of 80 000
+/// entries in one slice, whose chunks' threads walked 64 slots each, 8 of
+/// every 32 busy (issue 17).
 #[must_use]
 pub fn sell_tail_items(
     widths: impl Iterator<Item = usize>,
     slice_height: usize,
     cap: usize,
     row_len: impl Fn(usize, usize) -> usize,
-) -> (Vec<i32>, Vec<i32>, Segments) {
+) -> SellTailPlan {
     let cap = cap.max(1);
-    let (mut slices, mut chunks, mut segs) = (Vec::new(), Vec::new(), Segments::new());
+    let mut t = SellTailPlan::default();
     for (k, w) in widths.enumerate() {
         if w <= cap {
             continue;
@@ -130,18 +309,27 @@ pub fn sell_tail_items(
             .map(|r| (r, row_len(k, r)))
             .filter(|&(_, len)| len > cap)
             .collect();
-        if long.len() >= NARROW_ROWS {
+        let prefix = long.iter().enumerate().all(|(i, &(r, _))| i == r);
+        if prefix && long.len() <= BAND_ROWS {
+            let rows = long.len().max(1).next_power_of_two();
+            let span = SEG_SPAN / rows;
+            for s in (cap..w).step_by(span) {
+                let end = (s + span).min(w);
+                t.bands
+                    .extend([k as i32, rows as i32, s as i32, end as i32]);
+            }
+        } else if long.len() >= NARROW_ROWS {
             for c in 1..w.div_ceil(cap) {
-                slices.push(k as i32);
-                chunks.push(c as i32);
+                t.slices.push(k as i32);
+                t.chunks.push(c as i32);
             }
         } else {
             for (r, len) in long {
-                push_segments(&mut segs, k * slice_height + r, cap, len);
+                push_segments(&mut t.segs, k * slice_height + r, cap, len);
             }
         }
     }
-    (slices, chunks, segs)
+    t
 }
 
 /// Threads of the segmented COO kernel for `nnz` entries: one warp per tile
@@ -485,23 +673,26 @@ pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {
 }
 
 /// Whether JDS's tail goes as a programmatic dependent launch (on devices
-/// that have it) for a matrix of `nnz` entries: below 4M entries. As a
-/// dependent launch it was 15-30 % faster on matrices of 1M entries but
-/// 8-15 % slower on power laws and circuits of 8M, where it waits for the
-/// whole main kernel instead (H100, BENCHMARKS.md, issue 17).
+/// that have it) for a matrix of `nnz` entries whose tail has `chunks`
+/// chunks: below 4M entries, or when the tail is all bands. As a dependent
+/// launch it was 15-30 % faster on matrices of 1M entries, 3-10 % on
+/// circuits of 8M and 54M entries (bands only), but 28 % slower on a power
+/// law of 8M entries with 14 chunks of 61 512 threads, which wait for the
+/// whole main kernel holding their multiprocessors (H100, issue 17).
 #[must_use]
-pub fn jds_dependent_tail(nnz: usize) -> bool {
-    nnz < 4_000_000
+pub fn jds_dependent_tail(nnz: usize, chunks: usize) -> bool {
+    nnz < 4_000_000 || chunks == 0
 }
 
 /// Threads of a long-row tail launch: whole blocks for `chunk_threads`
-/// (one a row and chunk), then one block per segment of `segs`
-/// ([`Segments`], 3 entries each); the kernels find the first segment
-/// block the same way.
+/// (one a row and chunk), then one block per triple of `segs` (SELL's
+/// [`Segments`], JDS's [`Bands`], 3 entries each), then one per
+/// quadruple of `sell_bands` ([`SellTailPlan::bands`]); the kernels find
+/// the first such block the same way.
 #[must_use]
-pub fn tail_threads(chunk_threads: u64, segs: usize) -> u64 {
+pub fn tail_threads(chunk_threads: u64, segs: usize, sell_bands: usize) -> u64 {
     let block = u64::from(BLOCK);
-    (chunk_threads.div_ceil(block) + (segs / 3) as u64) * block
+    (chunk_threads.div_ceil(block) + (segs / 3) as u64 + (sell_bands / 4) as u64) * block
 }
 
 /// Number of slices of height `c` covering `nrows` rows.
@@ -629,15 +820,16 @@ mod tests {
         assert_eq!(long_row_cap(2003, 83_883, 95), 8);
         // rows of 300 on average: the walk stops at LONG_ROW_MIN
         assert_eq!(long_row_cap(100_000, 30_000_000, 400), LONG_ROW_MIN);
-        // diagonal lengths 9 9 9 9 9 8 4 4 2 1 1 1 (rows of 12, 9, 8, 8,
-        // 6, 6, 6, 6, 5): cap 2; chunks at diagonals 2 and 4 with 9 rows
-        // each; diagonal 6 has 4 rows < NARROW_ROWS: their segments
-        let lens = [9usize, 9, 9, 9, 9, 8, 4, 4, 2, 1, 1, 1];
-        let (items, segs) = jds_tail_items(lens.len(), 2, |d| lens[d]);
-        assert_eq!(items, vec![0, 9, 18]);
-        assert_eq!(segs, vec![0, 6, 12, 1, 6, 9, 2, 6, 8, 3, 6, 8]);
-        let (items, segs) = jds_tail_items(12, 12, |d| lens[d]);
-        assert!(items.is_empty() && segs.is_empty());
+        // diagonal lengths 300 300 300 300 300 290 9 9 2 1 1 1: cap 2;
+        // chunks at diagonals 2 and 4 with 300 rows each (> BAND_ROWS);
+        // diagonal 6 has 9: bands from there, R = 16 (64 diagonals a band,
+        // more than are left), then none
+        let lens = [300usize, 300, 300, 300, 300, 290, 9, 9, 2, 1, 1, 1];
+        let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        assert_eq!(items, vec![0, 300, 600]);
+        assert_eq!(bands, vec![16, 6, 12]);
+        let (items, bands) = jds_tail_items(12, 12, |d| lens[d]);
+        assert!(items.is_empty() && bands.is_empty());
         // the JDS kernel stages at most LONG_ROW_MIN diagonal starts
         for (n, nnz, longest) in [
             (10, 100, 9),
@@ -646,23 +838,119 @@ mod tests {
         ] {
             assert!(long_row_cap(n, nnz, longest) <= LONG_ROW_MIN);
         }
-        // one row of 5000 beside short ones: segments of SEG_SPAN
-        let (items, segs) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
+        // one row of 5000 beside short ones: bands of one row, SEG_SPAN
+        // diagonals each; 3 rows of 2000 (R 4, SEG_SPAN / 4 diagonals)
+        let (items, bands) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
         assert!(items.is_empty());
         assert_eq!(
-            segs,
-            vec![0, 8, 1032, 0, 1032, 2056, 0, 2056, 3080, 0, 3080, 4104, 0, 4104, 5000]
+            bands,
+            vec![1, 8, 1032, 1, 1032, 2056, 1, 2056, 3080, 1, 3080, 4104, 1, 4104, 5000]
         );
+        let (_, bands) = jds_tail_items(2000, 1000, |_| 3);
+        assert_eq!(
+            bands,
+            vec![4, 1000, 1256, 4, 1256, 1512, 4, 1512, 1768, 4, 1768, 2000]
+        );
+        // rows of 200 then of 100: R 256 bands of 4 diagonals, then R 128
+        // bands of 8
+        let (items, bands) = jds_tail_items(20, 4, |d| if d < 10 { 200 } else { 100 });
+        assert!(items.is_empty());
+        assert_eq!(bands, vec![256, 4, 8, 256, 8, 12, 128, 12, 20]);
         // slices of 2 rows, cap 4: slice 0 (rows of 5 and 5) and slice 3
-        // (9 and 1) have fewer than NARROW_ROWS long rows: segments
-        let rl = [[5usize, 5], [2, 1], [0, 0], [9, 1]];
-        let (sl, ch, segs) = sell_tail_items([5usize, 2, 0, 9].into_iter(), 2, 4, |k, r| rl[k][r]);
-        assert!(sl.is_empty() && ch.is_empty());
-        assert_eq!(segs, vec![0, 4, 5, 1, 4, 5, 6, 4, 9]);
-        // a slice of 8 long rows keeps its chunks
-        let (sl, ch, segs) = sell_tail_items([9usize].into_iter(), 8, 4, |_, _| 9);
-        assert_eq!((sl, ch), (vec![0, 0], vec![1, 2]));
-        assert!(segs.is_empty());
+        // (9 and 1) have their long rows first: bands of 2 and 1 rows;
+        // slice 1 (rows of 2 and 6) not: its row is a segment
+        let rl = [[5usize, 5], [2, 6], [0, 0], [9, 1]];
+        let t = sell_tail_items([5usize, 6, 0, 9].into_iter(), 2, 4, |k, r| rl[k][r]);
+        assert!(t.slices.is_empty() && t.chunks.is_empty());
+        assert_eq!(t.segs, vec![3, 4, 6]);
+        assert_eq!(t.bands, vec![0, 2, 4, 5, 3, 1, 4, 9]);
+        // a slice of 8 long rows past the first: chunks
+        let t = sell_tail_items(
+            [9usize].into_iter(),
+            9,
+            4,
+            |_, r| if r == 0 { 1 } else { 9 },
+        );
+        assert_eq!((t.slices, t.chunks), (vec![0, 0], vec![1, 2]));
+        assert!(t.segs.is_empty() && t.bands.is_empty());
+        // 8 long rows first in a slice of 32, 3000 slots: bands of 8 rows,
+        // 128 slots each
+        let t = sell_tail_items([3000usize].into_iter(), 32, 64, |_, r| {
+            if r < 8 {
+                3000
+            } else {
+                5
+            }
+        });
+        assert!(t.slices.is_empty() && t.segs.is_empty());
+        assert_eq!(&t.bands[..8], &[0, 8, 64, 192, 0, 8, 192, 320]);
+        assert_eq!(t.bands.len() / 4, (3000usize - 64).div_ceil(128));
+        assert_eq!(tail_threads(300, 6, 8), (2 + 2 + 2) * u64::from(BLOCK));
+    }
+
+    #[test]
+    fn window_order() {
+        let w = WINDOW_ROWS;
+        // 4 windows of rows alternating between lengths 3 and 2 (a stable
+        // sort: the rows of length 3 at even rows first), plus row 1 of
+        // length 9 (sorted first) and the last row empty
+        let n = 4 * w;
+        let len = |r: usize| match r {
+            1 => 9,
+            _ if r == n - 1 => 0,
+            _ if r % 2 == 0 => 3,
+            _ => 2,
+        };
+        let mut perm: Vec<usize> = (0..n).collect();
+        perm.sort_by_key(|&r| std::cmp::Reverse(len(r)));
+        let ndiag = 9;
+        let dlen = |d: usize| (0..n).filter(|&r| len(r) > d).count();
+        let blocks = jds_row_blocks(n, ndiag, dlen, |p| perm[p]);
+        // every sorted position exactly once
+        let mut seen = vec![0u8; n];
+        for b in blocks.chunks_exact(2) {
+            assert!((1..=BLOCK as i32).contains(&b[1]));
+            for p in b[0]..b[0] + b[1] {
+                seen[p as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        // the long row and the empty row (runs of one) first, then window by
+        // window: window 0's rows of length 3, then its rows of length 2
+        assert_eq!(&blocks[..4], &[0, 1, (n - 1) as i32, 1]);
+        let first_rows: Vec<usize> = blocks[4..]
+            .chunks_exact(2)
+            .map(|b| perm[b[0] as usize])
+            .collect();
+        let windows: Vec<usize> = first_rows.iter().map(|r| r / w).collect();
+        assert!(windows.windows(2).all(|p| p[0] <= p[1]), "window order");
+        assert_eq!(len(first_rows[0]), 3);
+        let k = first_rows.iter().position(|&r| len(r) == 2).unwrap();
+        assert_eq!(windows[k], 0);
+        // sorted order kept: one window, one large run, or an unstable perm
+        assert!(jds_row_blocks(w, ndiag, dlen, |p| perm[p]).is_empty());
+        assert!(jds_row_blocks(n, 2, |_| n, |p| p).is_empty());
+        let mut shuffled = perm.clone();
+        shuffled.swap(10, 11);
+        assert!(jds_row_blocks(n, ndiag, dlen, |p| shuffled[p]).is_empty());
+        // SELL, slices of 32 of the same sorted rows: slice 0 (the long
+        // row and 31 of length 3) first, then 8 slices a block
+        let widths: Vec<usize> = (0..n / 32).map(|k| len(perm[k * 32])).collect();
+        let blocks = sell_slice_blocks(n, (32, n), &widths, |p| perm[p]);
+        assert_eq!(&blocks[..2], &[0, 1]);
+        let mut seen = vec![0u8; n / 32];
+        for b in blocks.chunks_exact(2) {
+            assert!((1..=8).contains(&b[1]));
+            for k in b[0]..b[0] + b[1] {
+                seen[k as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        assert!(sell_slice_blocks(n, (512, n), &widths, |p| perm[p]).is_empty());
+        // sorted in windows below WINDOW_ROWS, or unsorted: sorted order
+        assert!(sell_slice_blocks(n, (32, 1024), &widths, |p| perm[p]).is_empty());
+        let unsorted: Vec<usize> = (0..n / 32).map(|k| 2 + k % 3).collect();
+        assert!(sell_slice_blocks(n, (32, 1), &unsorted, |p| p).is_empty());
     }
 
     #[test]

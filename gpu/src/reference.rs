@@ -592,12 +592,15 @@ fn ell_ref<T: Scalar>(
 }
 
 /// Reference of `spmv_jds_<t>` and `spmv_jds_<t>_tail` with `cap`
-/// diagonals per thread ([`crate::plan::long_row_cap`]): sorted position
-/// `p` finds its row length within the first `cap` diagonals by binary
-/// search over the diagonal lengths, walks them, and stores the sum at
-/// `perm[p]`; then every tail item (chunk `c >= 1` of `cap` diagonals, one
-/// per row active in its first diagonal, [`crate::plan::jds_tail_items`])
-/// and every segment of a long row's diagonals adds its partial sum.
+/// diagonals per thread ([`crate::plan::long_row_cap`]): every sorted
+/// position `p` of the main kernel's blocks (in window order where
+/// [`crate::plan::jds_row_blocks`] gives one, so a block it misses leaves
+/// its rows zero) finds its row length within the first `cap` diagonals by
+/// binary search over the diagonal lengths, walks them, and stores the sum
+/// at `perm[p]`; then every tail item (chunk `c >= 1` of `cap` diagonals,
+/// one per row active in its first diagonal, [`crate::plan::jds_tail_items`])
+/// and every band (the first `R` rows' entries of its diagonals, one sum
+/// per row active in its first diagonal) adds its partial sums.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
@@ -632,19 +635,32 @@ pub fn spmv_jds<T: Scalar, I: Index>(
             })
             .sum()
     };
-    let mut y = scatter_rows(nrows, Some(perm), |p| {
-        walk(p, 0, run_end(p, 0, ndiag.min(cap)))
-    });
-    let (items, segs) = crate::plan::jds_tail_items(ndiag, cap, dlen);
+    let main = |p: usize| walk(p, 0, run_end(p, 0, ndiag.min(cap)));
+    let blocks = crate::plan::jds_row_blocks(nrows, ndiag, dlen, |p| perm[p].to_usize());
+    let mut y = if blocks.is_empty() {
+        scatter_rows(nrows, Some(perm), main)
+    } else {
+        let mut y = vec![0f64; nrows];
+        for b in blocks.chunks_exact(2) {
+            let p0 = b[0] as usize;
+            for p in p0..p0 + b[1] as usize {
+                y[perm[p].to_usize()] = main(p);
+            }
+        }
+        y
+    };
+    let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, dlen);
     for (c, w) in items.windows(2).enumerate() {
         let d0 = (c + 1) * cap;
         for p in 0..(w[1] - w[0]) as usize {
             y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, (d0 + cap).min(ndiag)));
         }
     }
-    for seg in segs.chunks_exact(3) {
-        let [p, d0, d1] = [seg[0], seg[1], seg[2]].map(|v| v as usize);
-        y[perm[p].to_usize()] += walk(p, d0, d1);
+    for band in bands.chunks_exact(3) {
+        let [r, d0, d1] = [band[0], band[1], band[2]].map(|v| v as usize);
+        for p in 0..r.min(dlen(d0)) {
+            y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, d1));
+        }
     }
     y
 }
@@ -664,12 +680,14 @@ fn scatter_rows<I: Index>(
 }
 
 /// Reference of `spmv_sell_<t>` and `spmv_sell_<t>_tail` with `cap` slots
-/// per thread: slice `k`, local row `r`, slot `s` at `slice_ptr[k] + s * c +
-/// r` for the first `min(width, cap)` slots, padding slots (index -1)
-/// skipped, the sum stored at `perm[p]` (or `p` without a permutation,
-/// cuSPARSE's layout); then every tail item ([`crate::plan::sell_tail_items`])
-/// adds the sum of its `cap` slots, and every segment of a long row the sum
-/// of its slots.
+/// per thread: slice `k` (of the window-ordered blocks where
+/// [`crate::plan::sell_slice_blocks`] gives them), local row `r`, slot `s`
+/// at `slice_ptr[k] + s * c + r` for the first `min(width, cap)` slots,
+/// padding slots (index -1) skipped, the sum stored at `perm[p]` (or `p`
+/// without a permutation, cuSPARSE's layout); then every tail item
+/// ([`crate::plan::sell_tail_items`]) adds the sum of its `cap` slots,
+/// every segment of a long row the sum of its slots, and every band the
+/// sums of its rows' slots.
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub fn spmv_sell<T: Scalar, I: Index>(
@@ -747,26 +765,48 @@ fn sell_ref<T: Scalar, I: Index>(
             })
             .sum()
     };
-    let mut y = scatter_rows(nrows, perm, |p| {
-        walk(p, 0, width(p / c).min(cap), &|idx| main_col(p / c, idx))
+    let main = |p: usize| walk(p, 0, width(p / c).min(cap), &|idx| main_col(p / c, idx));
+    let widths: Vec<usize> = (0..slice_width.len()).map(width).collect();
+    // with any sigma (the order of the blocks does not change the sums, so
+    // this checks that they cover every slice wherever the runs allow them)
+    let blocks = perm.map_or_else(Vec::new, |pm| {
+        crate::plan::sell_slice_blocks(nrows, (c, nrows), &widths, |p| pm[p].to_usize())
     });
+    let mut y = if blocks.is_empty() {
+        scatter_rows(nrows, perm, main)
+    } else {
+        // the window-ordered blocks' slices (a slice they miss stays zero)
+        let mut y = vec![0f64; nrows];
+        for b in blocks.chunks_exact(2) {
+            let k0 = b[0] as usize;
+            for p in k0 * c..((k0 + b[1] as usize) * c).min(nrows) {
+                y[perm.map_or(p, |pm| pm[p].to_usize())] = main(p);
+            }
+        }
+        y
+    };
     let row_len = |k: usize, r: usize| {
         crate::plan::stored_len(width(k), |s| {
             tail_col(slice_ptr[k].to_usize() + s * c + r).is_some()
         })
     };
-    let (slices, chunks, segs) =
-        crate::plan::sell_tail_items((0..slice_width.len()).map(width), c, cap, row_len);
+    let t = crate::plan::sell_tail_items((0..slice_width.len()).map(width), c, cap, row_len);
     let row = |p: usize| perm.map_or(p, |pm| pm[p].to_usize());
-    for (&k, &ch) in slices.iter().zip(&chunks) {
+    for (&k, &ch) in t.slices.iter().zip(&t.chunks) {
         let (k, s0) = (k as usize, ch as usize * cap);
         for p in k * c..((k + 1) * c).min(nrows) {
             y[row(p)] += walk(p, s0, (s0 + cap).min(width(k)), &tail_col);
         }
     }
-    for seg in segs.chunks_exact(3) {
+    for seg in t.segs.chunks_exact(3) {
         let [p, s0, s1] = [seg[0], seg[1], seg[2]].map(|v| v as usize);
         y[row(p)] += walk(p, s0, s1, &tail_col);
+    }
+    for band in t.bands.chunks_exact(4) {
+        let [k, r, s0, s1] = [band[0], band[1], band[2], band[3]].map(|v| v as usize);
+        for p in k * c..(k * c + r.min(c)).min(nrows) {
+            y[row(p)] += walk(p, s0, s1, &tail_col);
+        }
     }
     y
 }
@@ -1143,6 +1183,74 @@ mod tests {
         }
     }
 
+    /// The `n x n` CSR of `rp`, `ci`, `va` (integer values, so sums are
+    /// exact), an integer `x` and the CSR product `y`.
+    fn exact_case(
+        n: usize,
+        rp: Vec<i32>,
+        ci: Vec<i32>,
+        va: Vec<f64>,
+    ) -> (Csr<f64, i32>, Vec<f64>, Vec<f64>) {
+        let a = Csr::<f64, i32>::try_from_parts(n, n, rp, ci, va).unwrap();
+        let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 3.0).collect();
+        let mut y = vec![0.0; n];
+        a.spmv(&x, &mut y);
+        (a, x, y)
+    }
+
+    /// JDS's and SELL's window-ordered main blocks cover every row once: a
+    /// matrix of 300 000 rows of interleaved lengths 1 to 3 (three windows),
+    /// plus a few long rows, against the CSR product.
+    #[test]
+    fn window_blocks_reproduce_the_product() {
+        let n = 300_000usize;
+        let mut rp = vec![0i32];
+        let (mut ci, mut va) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let len = if i % 40_009 == 5 { 900 } else { 1 + i % 3 };
+            for j in 0..len {
+                ci.push(((i + j * 71) % n) as i32);
+                va.push(((i + j) % 5) as f64 - 2.0);
+            }
+            let row = &mut ci[rp[i] as usize..];
+            row.sort_unstable();
+            rp.push(ci.len() as i32);
+        }
+        let (a, x, y) = exact_case(n, rp, ci, va);
+        let j = sparsetool_convert::csr_to_jds(&a);
+        let dlen = |d: usize| j.jd_ptr()[d + 1] as usize - j.jd_ptr()[d] as usize;
+        let ndiag = j.jd_ptr().len() - 1;
+        for cap in [2, 3, 64] {
+            let perm = j.perm();
+            let blocks = crate::plan::jds_row_blocks(n, ndiag, dlen, |p| perm[p] as usize);
+            assert!(!blocks.is_empty(), "cap {cap}: window order expected");
+            let yj = spmv_jds(n, cap, perm, j.jd_ptr(), j.col_idx(), j.values(), &x);
+            assert_eq!(yj, y, "jds cap {cap}");
+        }
+        // SELL sorted over all rows: window-ordered slices too
+        let s = sparsetool_convert::csr_to_sell(&a, 32, n).unwrap();
+        let widths: Vec<usize> = s.slice_width().iter().map(|&w| w as usize).collect();
+        let perm = s.perm();
+        let shape = (32, n);
+        assert!(
+            !crate::plan::sell_slice_blocks(n, shape, &widths, |p| perm[p] as usize).is_empty()
+        );
+        for cap in [2, 64] {
+            let ys = spmv_sell(
+                n,
+                32,
+                cap,
+                Some(perm),
+                s.slice_ptr(),
+                s.slice_width(),
+                s.col_idx(),
+                s.values(),
+                &x,
+            );
+            assert_eq!(ys, y, "sell cap {cap}");
+        }
+    }
+
     /// The long-row split of JDS and SELL (main launch up to `cap`, tail
     /// items after) reproduces A x on matrices with rows far longer than
     /// the cap, for several caps, sigma windows and slice heights.
@@ -1181,10 +1289,7 @@ mod tests {
             va.truncate(start + w);
             rp.push(ci.len() as i32);
         }
-        let a = Csr::<f64, i32>::try_from_parts(n, n, rp, ci, va).unwrap();
-        let x: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 3.0).collect();
-        let mut y = vec![0.0; n];
-        a.spmv(&x, &mut y);
+        let (a, x, y) = exact_case(n, rp, ci, va);
         let j = sparsetool_convert::csr_to_jds(&a);
         for cap in [1, 2, 5, 32, 64, 1000] {
             let yj = spmv_jds(n, cap, j.perm(), j.jd_ptr(), j.col_idx(), j.values(), &x);

@@ -207,6 +207,20 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
         "laplace2d-70".into(),
         sparsetool_fixtures::gen::laplace2d(70).expect("laplace2d"),
     ));
+    // a circuit: rows of 1 to 4 entries at random over 300k rows, whose
+    // sort by length interleaves (JDS's and fully sorted SELL's main blocks
+    // go window by window: three windows), and 8 supply rows of 300 entries
+    // (the tails' bands; longer ones would pad ELL beyond the host's memory)
+    v.push((
+        "circuit-300k".into(),
+        by_lengths(300_000, 300_000, 19, |i, r| {
+            if i % 37_501 == 18_000 {
+                300
+            } else {
+                1 + (r % 4) as usize
+            }
+        }),
+    ));
     // long runs of empty rows (more than 32 rows inside one 32-entry tile)
     v.push((
         "empty-runs".into(),
@@ -641,11 +655,14 @@ fn check_kernel<T: Scalar, I: Index>(
         | GpuKernel::SellBatched
         | GpuKernel::SellU16
         | GpuKernel::SellU16Batched => {
+            // the default window, small slices, none, and a sort over all
+            // rows (window-ordered blocks where the lengths interleave)
             for (c, sigma) in [
                 (32, Sell::<T, I>::default_sigma(32)),
                 (4, 8),
                 (1, 1),
                 (32, 1),
+                (32, a.nrows().next_multiple_of(32).max(32)),
             ] {
                 let s = match sparsetool_convert::csr_to_sell(a, c, sigma) {
                     Ok(s) => s,
