@@ -5,6 +5,10 @@ scripts/gpu-corpus.sh or an A/B script): issue 17's target 2, "within 3x of the 
 
 Files named <run>-cap<variant>.json (the A/B scripts in bench/results) put each variant in a column of its own;
 --over X prints only the rows where some column is above X times the floor; wrong results are marked.
+`stream` is the kernel's time over its stream floor: the bytes it must move (`bytes`, the minimum-bytes model:
+its format's arrays with their padding, x read once, y written once) at the run's device-to-device copy bandwidth
+(`copy_gbps`). The x-gather floor leaves out the values and y, so in f64 on short rows a format's stream floor
+alone can be 3x the gather floor; a kernel near 1.0x stream is bandwidth-bound, one far above it serialises.
 """
 import argparse, collections, glob, json, os
 
@@ -29,20 +33,23 @@ for f in sorted(glob.glob(os.path.join(a.dir, '*.json'))):
     if var not in variants:
         variants.append(var)
     floor[run] = j['gather_floor_ms'] * 1e3
+    copy = j.get('copy_gbps') or 0.0
     for r in j['results']:
         if r['baseline'] or not r.get('median_ms') or (want and r['format'] not in want):
             continue
         us = r['median_ms'] * 1e3
         cell = best[(run, r['format'])]
         kernel = r['kernel'] + ('' if r.get('ok', True) else ' WRONG')
+        stream = r['bytes'] / copy / 1e3 if copy and r.get('bytes') else 0.0
         if var not in cell or us < cell[var][0]:
-            cell[var] = (us, kernel)
-head = ''.join(f'{v or "time":>33s}' for v in variants)
+            cell[var] = (us, kernel, stream)
+head = ''.join(f'{v or "time":>33s}{"stream":>8s}' for v in variants)
 print(f"{'run':36s} {'format':6s} {'floor us':>8s}{head}")
 for (run, fmt), cell in sorted(best.items()):
     fl = floor[run]
-    if a.over and all(us / fl <= a.over for us, _ in cell.values()):
+    if a.over and all(us / fl <= a.over for us, _, _ in cell.values()):
         continue
-    cols = ''.join(f'{cell[v][0]:9.1f} ({cell[v][0] / fl:4.1f}x) {cell[v][1][:14]:14s}' if v in cell else ' ' * 33
+    cols = ''.join(f'{cell[v][0]:9.1f} ({cell[v][0] / fl:4.1f}x) {cell[v][1][:14]:14s}'
+                   + (f'{cell[v][0] / cell[v][2]:7.2f}x' if cell[v][2] else ' ' * 8) if v in cell else ' ' * 41
                    for v in variants)
     print(f'{run:36s} {fmt:6s} {fl:8.1f}{cols}')

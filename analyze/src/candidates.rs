@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use sparsetool_formats::Layout;
 
 use crate::formats::{self, Shape, Sizes, Traffic};
-use crate::rows::{LengthCounts, RowLengths};
+use crate::rows::{LengthCounts, Lengths, RowLengths};
 use crate::rules::{
     cusp_hyb_width, ginkgo_hyb_width, hyb_width_with, sell_sigmas, CostModel, SellCandidate,
 };
@@ -36,6 +36,39 @@ pub struct Work {
     pub matrix_bytes: u64,
     /// Bytes of `x` read once and `y` written once.
     pub vector_bytes: u64,
+    /// [`Work::matrix_bytes`] with 16-bit column offsets, for the layouts
+    /// whose GPU kernels read them where the columns allow
+    /// ([`crate::rows::spans`]): ELL and HYB's ELL part per group of 32
+    /// rows (the other groups keep 32-bit indices), SELL where every slice
+    /// fits. `None` for the other layouts, where no group fits, and in
+    /// results written before it was counted (calibration then takes it
+    /// from the timed `-u16` kernels' bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub u16_bytes: Option<u64>,
+}
+
+impl Work {
+    /// The bytes one SpMV moves, in 1e6 bytes: the matrix's (with 16-bit
+    /// column offsets where its kernels read them) and the vectors'.
+    #[must_use]
+    pub fn mbytes(&self) -> f64 {
+        (self.u16_bytes.unwrap_or(self.matrix_bytes) as f64 + self.vector_bytes as f64) / 1e6
+    }
+}
+
+/// [`Work::u16_bytes`] of an ELL part of `width` slots over `nrows` rows,
+/// `narrow` of them in groups that take offsets (as `sparsetool-gpu`'s
+/// `ell-u16` counts them: a base column per 32 rows and `ceil(width / 2)`
+/// words a row replace the 32-bit indices of the narrow rows).
+fn ell_u16_bytes(matrix_bytes: u64, nrows: u64, width: u64, narrow: u64) -> Option<u64> {
+    let groups = nrows.div_ceil(crate::rows::spans::SPAN_GROUP as u64);
+    // saturating: a declared shape of 2^62 rows must not overflow
+    (narrow > 0 && width > 0).then(|| {
+        let words = width.div_ceil(2).saturating_mul(nrows);
+        matrix_bytes
+            .saturating_add(groups.saturating_add(words).saturating_mul(4))
+            .saturating_sub(narrow.saturating_mul(width).saturating_mul(4))
+    })
 }
 
 /// One layout with the work it implies. Its JSON (in `sparsetool bench
@@ -135,7 +168,7 @@ impl Features {
     /// ```
     /// use sparsetool_analyze::{Features, RowLengths};
     /// use sparsetool_formats::Layout;
-    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3].into(), cols: vec![2, 2, 3, 2].into(), far: Default::default() };
+    /// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 2, 1, 3].into(), cols: vec![2, 2, 3, 2].into(), far: Default::default(), spans: Default::default() };
     /// let f = Features::new(&rl, 8);
     /// let labels: Vec<String> = f.candidates.iter().map(|c| c.layout.to_string()).collect();
     /// assert!(labels.contains(&"csr".into()) && labels.contains(&"ell-3".into()));
@@ -183,7 +216,16 @@ impl Features {
             tail: 0,
             matrix_bytes: 0,
             vector_bytes,
+            u16_bytes: None,
         };
+        let narrow = rl.spans.narrow_rows(rl.nrows, rl.ncols);
+        // the slots SELL's main kernel walks: up to the long-row cap
+        // SELL's main kernel walks each slice up to the long-row cap, in
+        // pairs of slots: the slots of the rows cut at the cap, rounded up
+        // to even (the same sort), are the offsets it reads
+        let cap = crate::timing::long_row_cap(rl.nrows, sh.nnz as usize, sh.max_len as usize);
+        let cap = u32::try_from(cap).unwrap_or(u32::MAX);
+        let mut pairs: Option<(Lengths, Lengths)> = None;
         let mut out = Vec::new();
         let mut push = |layout: Layout, work: Work| {
             if out.iter().all(|c: &Candidate| c.layout != layout) {
@@ -205,6 +247,7 @@ impl Features {
                 },
                 Work {
                     slots: ell.slots,
+                    u16_bytes: ell_u16_bytes(ell.bytes, sh.nrows, ell.ell_width, narrow),
                     ..with_bytes(ell.bytes)
                 },
             );
@@ -228,6 +271,7 @@ impl Features {
                     Work {
                         slots: h.ell_slots,
                         tail: h.coo_entries,
+                        u16_bytes: ell_u16_bytes(h.bytes, sh.nrows, w, narrow),
                         ..with_bytes(h.bytes)
                     },
                 );
@@ -248,6 +292,21 @@ impl Features {
                 .map(|k| k.slots);
             let slots = known.unwrap_or_else(|| rl.rows.sell_slots(c, sigma));
             let r = formats::sell_report(sh, c, sigma, slots, s);
+            let fits = sh.nnz > 0 && rl.spans.sell_fits(rl.nrows, rl.ncols, c, sigma);
+            let u16_bytes = fits.then(|| {
+                let (main, even) = pairs.get_or_insert_with(|| {
+                    (
+                        rl.rows.map(|l| l.min(cap)),
+                        rl.rows.map(|l| l.min(cap).next_multiple_of(2)),
+                    )
+                });
+                let (main, even) = (main.sell_slots(c, sigma), even.sell_slots(c, sigma));
+                let nslices = sh.nrows.div_ceil(c as u64);
+                r.bytes
+                    .saturating_add(even.saturating_mul(2))
+                    .saturating_add(nslices.saturating_mul(12))
+                    .saturating_sub(main.saturating_mul(4))
+            });
             push(
                 Layout::Sell {
                     slice: c as u64,
@@ -255,6 +314,7 @@ impl Features {
                 },
                 Work {
                     slots: r.slots,
+                    u16_bytes,
                     ..with_bytes(r.bytes)
                 },
             );
@@ -302,6 +362,70 @@ mod tests {
                 "{want} missing from {labels:?}"
             );
         }
+    }
+
+    #[test]
+    fn sixteen_bit_offsets_where_the_columns_fit() {
+        // 100 000 rows of 3 entries near the diagonal, but row 40 (group
+        // 1) also spans 90 000 columns: ELL at width 4 (row 40) takes
+        // offsets in every group but that one; SELL slices of unsorted or
+        // windowed rows fit except theirs, so no SELL layout does
+        let n = 100_000usize;
+        let mut row_ptr = vec![0i64];
+        let mut cols: Vec<i64> = Vec::new();
+        for r in 0..n as i64 {
+            cols.extend([(r - 1).max(0), r, (r + 1).min(n as i64 - 1)]);
+            if r == 40 {
+                cols.push(90_040);
+            }
+            row_ptr.push(cols.len() as i64);
+        }
+        let rl = RowLengths::from_row_ptr(n, n, &row_ptr, &cols).unwrap();
+        let f = Features::new(&rl, 4);
+        let ell = f
+            .candidates
+            .iter()
+            .find(|c| c.layout == Layout::Ell { width: 4 });
+        let w = ell.unwrap().work;
+        // sparsetool-gpu's ell_u16: a base per 32 rows and ceil(4 / 2)
+        // words a row, instead of the 32-bit indices of 99 968 rows
+        let groups = n.div_ceil(32) as u64;
+        let want = w.matrix_bytes + 4 * groups + 4 * 2 * n as u64 - 4 * 4 * (n as u64 - 32);
+        assert_eq!(w.u16_bytes, Some(want));
+        assert!(w.mbytes() < (w.matrix_bytes + w.vector_bytes) as f64 / 1e6);
+        for c in &f.candidates {
+            match c.layout {
+                Layout::Sell { .. } | Layout::Csr | Layout::Coo | Layout::Jds => {
+                    assert_eq!(c.work.u16_bytes, None, "{}", c.layout);
+                }
+                Layout::Ell { .. } | Layout::Hyb { .. } => {
+                    assert!(c.work.u16_bytes.is_some(), "{}", c.layout);
+                }
+            }
+        }
+        // without row 40's far entry every SELL layout but a full sort
+        // fits (a window of all rows spans 100 000 columns)
+        let mut cols2 = cols.clone();
+        cols2[3 * 40 + 3] = 40;
+        let rl = RowLengths::from_row_ptr(n, n, &row_ptr, &cols2).unwrap();
+        let f = Features::new(&rl, 4);
+        for c in &f.candidates {
+            if let Layout::Sell { sigma, .. } = c.layout {
+                assert_eq!(
+                    c.work.u16_bytes.is_some(),
+                    (sigma as usize) < n,
+                    "{}",
+                    c.layout
+                );
+            }
+        }
+        // the JSON keeps it, and reads results written before it
+        let json = serde_json::to_value(&f.candidates[3]).unwrap();
+        let back: Candidate = serde_json::from_value(json).unwrap();
+        assert_eq!(back, f.candidates[3]);
+        let old = r#"{"format":"csr","label":"csr","work":{"matrix_bytes":1,"nnz":1,"rows":1,"slots":1,"tail":0,"vector_bytes":8}}"#;
+        let c: Candidate = serde_json::from_str(old).unwrap();
+        assert_eq!(c.work.u16_bytes, None);
     }
 
     #[test]

@@ -43,7 +43,7 @@ use sparsetool_formats::{Csr, Index, Layout, Scalar};
 
 use crate::candidates::Features;
 use crate::recommend::rank_layouts;
-use crate::rows::{Far, Lengths, RowLengths};
+use crate::rows::{ColumnSpans, Far, Lengths, RowLengths};
 use crate::rules::CostModel;
 use crate::timing::TimeModel;
 use crate::AnalyzeError;
@@ -260,6 +260,9 @@ fn lengths(rows: Vec<u32>, ncols: usize, far: Far) -> RowLengths {
             count: Vec::new(),
         },
         far,
+        // parts record no spans: only a part of at most 65 535 columns is
+        // taken to read 16-bit column offsets
+        spans: ColumnSpans::default(),
     }
 }
 

@@ -159,7 +159,7 @@ pub fn recommend(
         us(t_best),
         device,
         time.label(),
-        bytes_words(c.work.matrix_bytes.saturating_add(c.work.vector_bytes)),
+        bytes_words((c.work.mbytes() * 1e6) as u64),
         pct(f.ell.padding_ratio),
     );
     Recommendation {

@@ -106,7 +106,7 @@ impl AnalyzeReport {
     ///
     /// ```
     /// use sparsetool_analyze::{AnalyzeOptions, AnalyzeReport, RowLengths};
-    /// let rl = RowLengths { nrows: 3, ncols: 3, rows: vec![2, 1, 2].into(), cols: vec![2, 1, 2].into(), far: Default::default() };
+    /// let rl = RowLengths { nrows: 3, ncols: 3, rows: vec![2, 1, 2].into(), cols: vec![2, 1, 2].into(), far: Default::default(), spans: Default::default() };
     /// let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
     /// assert_eq!((r.nnz, r.formats.ell.ell_width), (5, 2));
     /// ```

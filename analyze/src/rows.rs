@@ -7,8 +7,10 @@
 //! Market file ([`RowLengths::from_mm_path`], see [`stream`]) that
 //! never builds the matrix.
 
+pub mod spans;
 pub mod stream;
 
+pub use spans::{ColumnSpans, SpanCounter};
 pub use stream::read_row_lengths;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -39,6 +41,10 @@ pub struct RowLengths {
     /// Entries whose column lies far from their row's place on the
     /// diagonal ([`Far`]; zero where the source does not say).
     pub far: Far,
+    /// The column span of each group of 32 rows ([`ColumnSpans`]: where
+    /// the GPU kernels read 16-bit column offsets; empty where the source
+    /// does not say).
+    pub spans: ColumnSpans,
 }
 
 /// Bytes of `x` a GPU's L2 cache keeps while the rows sweep past: the
@@ -166,6 +172,7 @@ impl RowLengths {
             rows: rows.into(),
             cols: cols.into(),
             far: Far::default(),
+            spans: ColumnSpans::default(),
         }
     }
 }
@@ -403,6 +410,20 @@ impl Lengths {
         crate::LengthStats::from_counts(&self.counts())
     }
 
+    /// Each count through `f` (monotone, with `f(0) = 0`: the part of each
+    /// row a kernel walks), in the same representation.
+    #[must_use]
+    pub fn map(&self, f: impl Fn(u32) -> u32 + Sync) -> Lengths {
+        match self {
+            Lengths::Dense(v) => Lengths::Dense(v.par_iter().map(|&l| f(l)).collect()),
+            Lengths::Sparse { n, index, count } => Lengths::Sparse {
+                n: *n,
+                index: index.clone(),
+                count: count.iter().map(|&l| f(l)).collect(),
+            },
+        }
+    }
+
     /// Slots of a SELL-C-σ layout of rows with these lengths (see
     /// [`crate::sell_slots`]; a sparse axis in `O(entries log entries)`).
     #[must_use]
@@ -557,7 +578,8 @@ impl RowLengths {
                     .map(move |j| (i as u64, j.to_usize() as u64))
             });
         let far = Far::count_par(nrows, ncols, entries);
-        Self::with_columns(nrows, ncols, rows.into(), col_idx, far)
+        let spans = ColumnSpans::from_row_ptr(row_ptr, col_idx);
+        Self::with_columns(nrows, ncols, rows.into(), col_idx, far, spans)
     }
 
     /// Row and column lengths from coordinate arrays (one `(row, col)` pair
@@ -586,7 +608,19 @@ impl RowLengths {
             .with_min_len(1 << 16)
             .map(|(i, j)| (i.to_usize() as u64, j.to_usize() as u64));
         let far = Far::count_par(nrows, ncols, entries);
-        Self::with_columns(nrows, ncols, rows, col_idx, far)
+        // a declared axis far longer than the entries records no spans
+        let spans = if sparse_axis(nrows, row_idx.len()) {
+            ColumnSpans::default()
+        } else {
+            let c = SpanCounter::new(nrows);
+            row_idx
+                .par_iter()
+                .zip(col_idx)
+                .with_min_len(1 << 16)
+                .for_each(|(i, j)| c.add(i.to_usize() as u64, j.to_usize() as u64));
+            c.finish()
+        };
+        Self::with_columns(nrows, ncols, rows, col_idx, far, spans)
     }
 
     /// The row lengths `rows` with the column lengths counted from `col_idx`.
@@ -596,6 +630,7 @@ impl RowLengths {
         rows: Lengths,
         col_idx: &[I],
         far: Far,
+        spans: ColumnSpans,
     ) -> Result<Self, AnalyzeError> {
         let cols = index_counts(&COLUMN, ncols, col_idx)?;
         Ok(Self {
@@ -604,6 +639,7 @@ impl RowLengths {
             rows,
             cols,
             far,
+            spans,
         })
     }
 

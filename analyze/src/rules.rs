@@ -362,7 +362,7 @@ pub fn choose_sell(table: &[SellCandidate], model: &CostModel, uneven: bool) -> 
 /// // overflow goes to COO.
 /// let mut rows = vec![4u32; 1000];
 /// rows[10] = 200;
-/// let rl = RowLengths { nrows: 1000, ncols: 1000, rows: rows.into(), cols: vec![0; 1000].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 1000, ncols: 1000, rows: rows.into(), cols: vec![0; 1000].into(), far: Default::default(), spans: Default::default() };
 /// assert_eq!(recommend_hyb_width(&rl), 4);
 /// ```
 #[must_use]
@@ -375,7 +375,7 @@ pub fn recommend_hyb_width(rl: &RowLengths) -> usize {
 ///
 /// ```
 /// use sparsetool_analyze::{recommend_sell, RowLengths};
-/// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 3, 3, 3].into(), cols: vec![3; 4].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 4, ncols: 4, rows: vec![3, 3, 3, 3].into(), cols: vec![3; 4].into(), far: Default::default(), spans: Default::default() };
 /// assert_eq!(recommend_sell(&rl), (32, 1)); // uniform rows: no sorting needed
 /// ```
 #[must_use]

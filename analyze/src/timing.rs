@@ -66,11 +66,11 @@
 //! prediction of a layout is the smallest of the models that run it
 //! ([`model_runs`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
-use sparsetool_formats::Layout;
+use sparsetool_formats::{FormatKind, Layout};
 
 use crate::bench::SweepReport;
 use crate::candidates::{Candidate, Features};
@@ -104,7 +104,7 @@ pub const CACHE_MB: f64 = 50.0;
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::terms;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default(), spans: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let ell = f.candidates.iter().find(|c| c.layout == Layout::Ell { width: 2 }).unwrap();
 /// let t = terms(ell, &f);
@@ -132,7 +132,7 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
         Layout::Jds | Layout::Sell { .. } if split => (cap + (max - cap).min(cap), 0),
         _ => (max, 0),
     };
-    let mb = (w.matrix_bytes as f64 + w.vector_bytes as f64) / 1e6;
+    let mb = w.mbytes();
     [
         1.0,
         mb,
@@ -184,7 +184,7 @@ fn scrambled(layout: Layout, f: &Features) -> f64 {
 /// // one row of 4000 entries among 1000 of 4: mean 8 -> 8 lanes
 /// let mut rows = vec![4u32; 1000];
 /// rows.push(4000);
-/// let rl = RowLengths { nrows: 1001, ncols: 4000, rows: rows.into(), cols: vec![2; 4000].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 1001, ncols: 4000, rows: rows.into(), cols: vec![2; 4000].into(), far: Default::default(), spans: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let csr = &f.candidates[0];
 /// assert_eq!(model_terms("csr-vector", csr, &f)[2], 500.0 / 1e3); // 4000 / 8
@@ -196,6 +196,10 @@ pub fn model_terms(model: &str, c: &Candidate, f: &Features) -> [f64; NTERMS] {
     if model == "cusparse-sell" {
         t[2] = f.row_length.max as f64 / 1e3;
         t[6] = 0.0;
+        // 32-bit indices always
+        let mb = (c.work.matrix_bytes + c.work.vector_bytes) as f64 / 1e6;
+        t[1] = mb;
+        t[8] = (mb - CACHE_MB).max(0.0);
     }
     if model == CSR_VECTOR {
         let lanes = u64::from(csr_vector_lanes(f.nrows as usize, f.nnz as usize));
@@ -274,7 +278,7 @@ pub const CSR_VECTOR: &str = "csr-vector";
 /// ```
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::sample_model;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default(), spans: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let csr = &f.candidates[0];
 /// assert_eq!(sample_model("csr-vector-l16", csr), "csr-vector");
@@ -325,7 +329,7 @@ pub fn model_format(model: &str) -> Option<&'static str> {
 /// use sparsetool_analyze::{Features, RowLengths};
 /// use sparsetool_analyze::timing::model_runs;
 /// use sparsetool_formats::Layout;
-/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default() };
+/// let rl = RowLengths { nrows: 2, ncols: 2, rows: vec![2, 1].into(), cols: vec![1, 2].into(), far: Default::default(), spans: Default::default() };
 /// let f = Features::new(&rl, 8);
 /// let sell = |sigma| f.candidates.iter().find(|c| c.layout == Layout::Sell { slice: 32, sigma }).unwrap();
 /// assert!(model_runs("cusparse-sell", sell(1)));
@@ -590,7 +594,22 @@ impl SweepRun {
     /// The run of a sweep report; `None` without features (not a sweep).
     #[must_use]
     pub fn from_report(r: SweepReport) -> Option<Self> {
-        let features = r.features?;
+        let mut features = r.features?;
+        // Results written before the candidates counted their 16-bit
+        // offsets: the timed `-u16` kernels' bytes are them (the GPU built
+        // those layouts, and ran them only where the columns fit).
+        for c in features
+            .candidates
+            .iter_mut()
+            .filter(|c| c.work.u16_bytes.is_none())
+        {
+            c.work.u16_bytes = r
+                .report
+                .results
+                .iter()
+                .find(|k| k.config == Some(c.layout) && k.kernel.contains("-u16") && k.bytes > 0)
+                .map(|k| k.bytes.saturating_sub(c.work.vector_bytes));
+        }
         let mut kernels: BTreeMap<Layout, BTreeMap<String, f64>> = BTreeMap::new();
         let mut cusparse_csr_us: Option<f64> = None;
         for k in r.report.results.iter().filter(|k| k.ok) {
@@ -626,6 +645,30 @@ impl SweepRun {
             dtype: r.report.dtype,
             copy_gbps: r.report.copy_gbps,
         })
+    }
+
+    /// Replaces this run's results of the formats `newer` measured (their
+    /// layouts, every kernel of them, cuSPARSE's included) with `newer`'s,
+    /// and keeps those of the other formats: a later run of the same matrix
+    /// and value type in some formats only (`bench --formats jds,sell`)
+    /// updates them alone. A `newer` that measured every format this run
+    /// holds replaces it whole (its device, driver and copy bandwidth too);
+    /// otherwise this run keeps its own, and takes `newer`'s features (the
+    /// same matrix's).
+    pub fn overlay(&mut self, newer: SweepRun) {
+        let kinds: BTreeSet<FormatKind> = newer.kernels.keys().map(|l| l.kind()).collect();
+        if self.kernels.keys().all(|l| kinds.contains(&l.kind())) {
+            *self = newer;
+            return;
+        }
+        self.kernels.retain(|l, _| !kinds.contains(&l.kind()));
+        self.best.retain(|l, _| !kinds.contains(&l.kind()));
+        self.kernels.extend(newer.kernels);
+        self.best.extend(newer.best);
+        if kinds.contains(&FormatKind::Csr) {
+            self.cusparse_csr_us = newer.cusparse_csr_us;
+        }
+        self.features = newer.features;
     }
 
     /// The [`Sample`]s of this run: for each measured candidate layout, one
@@ -669,9 +712,11 @@ impl SweepRun {
 }
 
 /// The sweep results of several folders ([`load_sweep_dir`] each): a later
-/// folder's run of a matrix and value type replaces an earlier one's (a
-/// corpus re-measured in part is its first folder, then the new runs);
-/// runs keep the order of their first appearance.
+/// folder's run of a matrix and value type replaces an earlier one's
+/// results of the formats it measured ([`SweepRun::overlay`]: all of them
+/// for a whole sweep, only JDS and SELL for a `bench --formats jds,sell`
+/// run), so a corpus re-measured in part, or in some formats, is its first
+/// folder, then the new runs; runs keep the order of their first appearance.
 ///
 /// # Errors
 /// A message naming the folder or file that cannot be read or parsed.
@@ -685,7 +730,7 @@ pub fn load_sweep_dirs<P: AsRef<std::path::Path>>(
                 .iter_mut()
                 .find(|(m, r)| *m == matrix && r.dtype == run.dtype)
             {
-                Some(slot) => *slot = (matrix, run),
+                Some(slot) => slot.1.overlay(run),
                 None => out.push((matrix, run)),
             }
         }
@@ -1110,6 +1155,58 @@ mod tests {
     }
 
     #[test]
+    fn a_later_run_in_some_formats_replaces_only_those() {
+        use crate::rows::RowLengths;
+        let rl = RowLengths::of_counts(vec![2, 2, 2, 2], vec![2, 2, 2, 2]);
+        let f = Features::new(&rl, 4);
+        let sell32 = Layout::Sell {
+            slice: 32,
+            sigma: 1,
+        };
+        let mut run = sweep_run(
+            &f,
+            &[
+                ("csr", "csr-vector", 0.005, true),
+                ("csr", "cusparse-csr-alg1", 0.006, true),
+                ("jds", "jds", 0.013, true),
+                ("sell-32-1", "sell", 0.010, true),
+                ("sell-32-1", "cusparse-sell", 0.004, true),
+            ],
+        );
+        // JDS and SELL again (bench --formats jds,sell): cuSPARSE's SELL
+        // is re-measured with them, a kernel no longer run is gone
+        run.overlay(sweep_run(
+            &f,
+            &[
+                ("jds", "jds", 0.007, true),
+                ("sell-32-1", "sell-batched", 0.008, true),
+            ],
+        ));
+        assert_eq!(run.best[&Layout::Csr], (5.0, "csr-vector".to_string()));
+        assert_eq!(run.cusparse_csr_us, Some(6.0));
+        assert_eq!(run.best[&Layout::Jds], (7.0, "jds".to_string()));
+        assert_eq!(run.best[&sell32], (8.0, "sell-batched".to_string()));
+        assert_eq!(run.kernels[&sell32].len(), 1);
+        // CSR alone replaces CSR and cuSPARSE's CSR, keeps the rest
+        run.overlay(sweep_run(&f, &[("csr", "csr-scalar", 0.002, true)]));
+        assert_eq!(run.kernels.len(), 3);
+        assert_eq!(run.best[&Layout::Csr], (2.0, "csr-scalar".to_string()));
+        assert_eq!(run.cusparse_csr_us, None);
+        // a run of every format this one holds replaces it whole
+        let all = sweep_run(
+            &f,
+            &[
+                ("csr", "csr-vector", 0.003, true),
+                ("jds", "jds", 0.009, true),
+                ("sell-32-1", "sell", 0.011, true),
+            ],
+        );
+        run.overlay(all.clone());
+        assert_eq!(run.best, all.best);
+        assert_eq!(run.kernels, all.kernels);
+    }
+
+    #[test]
     fn own_kernel_models_get_their_own_samples_and_predictions() {
         use crate::rows::RowLengths;
         let rl = RowLengths::of_counts(vec![2, 2, 2, 2], vec![2, 2, 2, 2]);
@@ -1201,6 +1298,7 @@ mod tests {
             rows: vec![1, 1, 8].into(),
             cols: vec![2, 2, 1, 1, 1, 1, 1, 1].into(),
             far: Default::default(),
+            spans: Default::default(),
         };
         let f = Features::new(&rl, 8);
         let hyb = |c: &&Candidate| matches!(c.layout, Layout::Hyb { .. });

@@ -51,3 +51,84 @@ fn shipped_calibration_is_the_fit_of_the_kept_results() {
         }
     }
 }
+
+/// The 16-bit column offsets the SELL candidates count
+/// (`Work::u16_bytes`) are the bytes `sell-u16` moved in the stored corpus
+/// run of the landed kernels, on real matrices of the corpus and on
+/// generated ones whose columns outgrow 16 bits (a circuit of 200 000 rows,
+/// a power law, a 3D stencil): the same layouts take offsets, within 1 %
+/// of the bytes. (ELL's and HYB's per-group offsets were stored as one
+/// 16-bit load a slot in that corpus, since paired: their count follows
+/// `sparsetool-gpu`'s `ell_u16` by construction, see the candidates' unit
+/// tests.)
+#[test]
+fn sell_candidates_count_the_16_bit_offsets_the_gpu_kernels_read() {
+    use sparsetool_analyze::{Features, RowLengths};
+    use sparsetool_fixtures::gen::{generate, GenKind, GenParams};
+    use sparsetool_formats::mm::{read_path, ReadOptions};
+    use sparsetool_formats::Layout;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpus = root.join("bench/results/2026-11-28-h100-corpus-jds-sell");
+    let mut cases: Vec<(String, RowLengths)> = Vec::new();
+    for (name, kind, rows, k, alpha, max) in [
+        ("circ-1m", GenKind::Circuit, 200_000, 5, 2.0, None),
+        ("pl22-1m", GenKind::Powerlaw, 100_000, 10, 2.2, Some(1000)),
+        ("l3d-1m", GenKind::Laplace3d, 39_304, 27, 2.0, None),
+    ] {
+        let p = GenParams {
+            rows,
+            nnz_per_row: k,
+            alpha,
+            max_row_len: max,
+            ..GenParams::default()
+        };
+        let a = generate::<f32, i32>(kind, &p).unwrap();
+        cases.push((name.into(), RowLengths::from_csr(&a).unwrap()));
+    }
+    for f in [
+        "luxembourg.mtx.gz",
+        "memplus.mtx.gz",
+        "bcsstk13.mtx.gz",
+        "jagmesh7.mtx",
+    ] {
+        let path = root.join("fixtures/matrices/real").join(f);
+        let m = read_path::<f64, i64>(&path, &ReadOptions::default()).unwrap();
+        let name = format!("real-{}", f.split('.').next().unwrap_or(f));
+        cases.push((name, RowLengths::from_coo(&m.coo).unwrap()));
+    }
+    let (mut compared, mut none) = (0, 0);
+    for (name, rl) in &cases {
+        let path = corpus.join(format!("{name}-f32.json"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let f = Features::new(rl, 4);
+        let sell = f
+            .candidates
+            .iter()
+            .filter(|c| matches!(c.layout, Layout::Sell { .. }));
+        for c in sell {
+            let label = c.layout.to_string();
+            let gpu = j["results"].as_array().unwrap().iter().find(|r| {
+                r["config"] == label.as_str() && r["kernel"].as_str().unwrap().contains("-u16")
+            });
+            let want = gpu.map(|r| r["bytes"].as_u64().unwrap() - c.work.vector_bytes);
+            match (c.work.u16_bytes, want) {
+                (Some(got), Some(want)) => {
+                    let rel = got as f64 / want as f64 - 1.0;
+                    assert!(
+                        rel.abs() < 0.01,
+                        "{name} {label}: counted {got}, the GPU moved {want}"
+                    );
+                    compared += 1;
+                }
+                (None, None) => none += 1,
+                (got, want) => panic!("{name} {label}: counted {got:?}, the GPU moved {want:?}"),
+            }
+        }
+    }
+    assert!(
+        compared >= 20 && none >= 10,
+        "{compared} with offsets, {none} without"
+    );
+}

@@ -145,6 +145,7 @@ fn empty_matrix_plots() {
         rows: vec![].into(),
         cols: vec![].into(),
         far: Default::default(),
+        spans: Default::default(),
     };
     let r = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
     let svg = svg_of(&r, "empty");

@@ -217,6 +217,7 @@ fn empty_matrix_recommends_csr() {
         rows: vec![].into(),
         cols: vec![].into(),
         far: Default::default(),
+        spans: Default::default(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");
@@ -226,6 +227,7 @@ fn empty_matrix_recommends_csr() {
         rows: vec![0; 5].into(),
         cols: vec![0; 3].into(),
         far: Default::default(),
+        spans: Default::default(),
     };
     let r = report(&rl);
     assert_eq!(r.recommendation.format, "csr");

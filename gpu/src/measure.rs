@@ -171,6 +171,7 @@ mod tests {
             rows: lens.into(),
             cols: vec![5; 5000].into(),
             far: Default::default(),
+            spans: Default::default(),
         };
         let report = AnalyzeReport::new(&rl, &AnalyzeOptions::default());
         let top = top_layouts(&report, 3);

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 use sparsetool_formats::mm::{self, MmError, MmErrorKind, StructureScan};
 
-use super::{Far, FarCounter, Lengths, RowLengths};
+use super::{Far, FarCounter, Lengths, RowLengths, SpanCounter};
 use crate::AnalyzeError;
 
 /// Per-task counting is used up to this many counters (`tasks * (nrows +
@@ -214,6 +214,13 @@ fn count_with(
 ) -> Result<(RowLengths, Vec<mm::Warning>), AnalyzeError> {
     let (nrows, ncols) = (scan.header().nrows, scan.header().ncols);
     let far = || Far::counter(nrows, ncols);
+    // a declared row axis far longer than the entries records no spans
+    let spans = (!sparse_rows).then(|| SpanCounter::new(nrows));
+    let span = |i: u64, j: u64| {
+        if let Some(c) = &spans {
+            c.add(i, j);
+        }
+    };
     let (rows, cols, far, warnings) = if local {
         let init = || Local {
             rows: Counter::new(nrows, sparse_rows),
@@ -221,7 +228,14 @@ fn count_with(
             far: far(),
         };
         let (t, w) = scan
-            .fold(init, |s, i, j| s.add(i, j), Local::merge)
+            .fold(
+                init,
+                |s, i, j| {
+                    span(i, j);
+                    s.add(i, j)
+                },
+                Local::merge,
+            )
             .map_err(scan_err)?;
         (
             t.rows.finish("row length")?,
@@ -234,6 +248,7 @@ fn count_with(
         let visit = |f: &mut FarCounter, i: u64, j: u64| {
             rows[i as usize].fetch_add(1, Ordering::Relaxed);
             cols[j as usize].fetch_add(1, Ordering::Relaxed);
+            span(i, j);
             f.add(i, j);
         };
         let (f, w) = scan.fold(far, visit, FarCounter::merge).map_err(scan_err)?;
@@ -247,6 +262,7 @@ fn count_with(
         rows,
         cols,
         far: far.finish(),
+        spans: spans.map(SpanCounter::finish).unwrap_or_default(),
     };
     Ok((rl, warnings))
 }
