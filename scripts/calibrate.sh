@@ -14,7 +14,7 @@ if [ $# -ge 2 ]; then
 fi
 # the H100 corpus: every run of the first folder, those of the later ones replacing it in the formats they
 # measured (space-separated; a `--formats jds,sell` run updates JDS and SELL only)
-RESULTS=${RESULTS:-bench/results/2026-11-27-h100-corpus-ell-u16 bench/results/2026-11-28-h100-long-rows bench/results/2026-11-28-h100-corpus-jds-sell}
+RESULTS=${RESULTS:-bench/results/2026-11-27-h100-corpus-ell-u16 bench/results/2026-11-28-h100-long-rows bench/results/2026-11-28-h100-corpus-jds-sell bench/results/2026-11-28-h100-sell-tail}
 REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
 # the run-to-run noise: an earlier H100 corpus (533167a) and its repeat with the same binaries
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}

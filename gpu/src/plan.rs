@@ -49,6 +49,17 @@ fn push_segments(segs: &mut Segments, p: usize, s0: usize, s1: usize) {
     }
 }
 
+/// Chunks from which SELL's slices more than half long, long rows first
+/// (the head of a power law sorted by length), run as chunks instead of
+/// bands ([`sell_tail_items`]). A chunk's thread walks `cap` slots for one
+/// atomic where a band folds every slot through shared memory, but a few
+/// thousand chunks leave the GPU half idle. SELL sorted over all rows, H100
+/// (`bench/results/2026-11-28-h100-sell-tail`), chunks against bands: 0.85x
+/// and 0.86x in f32 on uncapped power laws of 59M and 75M entries (61 640
+/// and 36 909 chunks), 1.00-1.02x at 9 708 and 10 642, 1.04-1.23x on capped
+/// ones of 1 061 to 4 603 (rows of at most 1 000 or 10 000).
+pub const SELL_FULL_CHUNKS_MIN: usize = 16_384;
+
 /// Rows a JDS tail band covers at most ([`Bands`]): one block's threads.
 pub const BAND_ROWS: usize = BLOCK as usize;
 
@@ -283,12 +294,13 @@ impl SellTailPlan {
 /// `m` rows (any sort by length, sigma above 1, puts them there), with `m`
 /// at most [`BAND_ROWS`], gets bands of its first `m.next_power_of_two()`
 /// rows: every load of a block lands on those rows' slots, none on the
-/// other rows' padding. Otherwise (an unsorted slice) a slice with at least
-/// [`NARROW_ROWS`] rows longer than `cap` gets chunks (`slice_height`
-/// threads each), and one with fewer gets [`Segments`] of those rows' slots
-/// past `cap`.
+/// other rows' padding; except where `m` is more than half the slice and
+/// such slices come to [`SELL_FULL_CHUNKS_MIN`] chunks or more, which get
+/// chunks. Otherwise a slice with at least [`NARROW_ROWS`] rows longer than
+/// `cap` gets chunks (`slice_height` threads each), and one with fewer gets
+/// [`Segments`] of those rows' slots past `cap`.
 ///
-/// Until 2026-11-28 the sorted slices had chunks or segments too: a
+/// Until 2026-11-28 the sorted slices had chunks or segments only: a
 /// circuit sorted over all its rows keeps its 8 supply rows of 80 000
 /// entries in one slice, whose chunks' threads walked 64 slots each, 8 of
 /// every 32 busy (issue 17).
@@ -300,17 +312,34 @@ pub fn sell_tail_items(
     row_len: impl Fn(usize, usize) -> usize,
 ) -> SellTailPlan {
     let cap = cap.max(1);
+    // the slices wider than the cap (slice, width), with their rows past
+    // it (local row, length)
+    type Wide = (usize, usize, Vec<(usize, usize)>);
+    let wide: Vec<Wide> = widths
+        .enumerate()
+        .filter(|&(_, w)| w > cap)
+        .map(|(k, w)| {
+            let long = (0..slice_height)
+                .map(|r| (r, row_len(k, r)))
+                .filter(|&(_, len)| len > cap)
+                .collect();
+            (k, w, long)
+        })
+        .collect();
+    let prefix = |long: &[(usize, usize)]| long.iter().enumerate().all(|(i, &(r, _))| i == r);
+    let full = |long: &[(usize, usize)]| 2 * long.len() > slice_height.max(2);
+    // slices more than half long (a sorted power law's head): chunks where
+    // they come to SELL_FULL_CHUNKS_MIN or more, else bands
+    let full_chunks: usize = wide
+        .iter()
+        .filter(|(_, _, long)| prefix(long) && full(long) && long.len() >= NARROW_ROWS)
+        .map(|(_, w, _)| w.div_ceil(cap) - 1)
+        .sum();
+    let chunk_full = full_chunks >= SELL_FULL_CHUNKS_MIN;
     let mut t = SellTailPlan::default();
-    for (k, w) in widths.enumerate() {
-        if w <= cap {
-            continue;
-        }
-        let long: Vec<(usize, usize)> = (0..slice_height)
-            .map(|r| (r, row_len(k, r)))
-            .filter(|&(_, len)| len > cap)
-            .collect();
-        let prefix = long.iter().enumerate().all(|(i, &(r, _))| i == r);
-        if prefix && long.len() <= BAND_ROWS {
+    for (k, w, long) in wide {
+        let band = prefix(&long) && long.len() <= BAND_ROWS && !(full(&long) && chunk_full);
+        if band {
             let rows = long.len().max(1).next_power_of_two();
             let span = SEG_SPAN / rows;
             for s in (cap..w).step_by(span) {
@@ -864,6 +893,20 @@ mod tests {
         assert!(t.slices.is_empty() && t.chunks.is_empty());
         assert_eq!(t.segs, vec![3, 4, 6]);
         assert_eq!(t.bands, vec![0, 2, 4, 5, 3, 1, 4, 9]);
+        // slices of 32 rows, the first 17 long (the head of a power law
+        // sorted by length): bands while they come to fewer than
+        // SELL_FULL_CHUNKS_MIN chunks, chunks from there
+        let head = |_: usize, r: usize| if r < 17 { 200 } else { 5 };
+        let t = sell_tail_items([200usize].into_iter(), 32, 64, head);
+        assert!(t.slices.is_empty() && t.segs.is_empty());
+        assert_eq!(
+            t.bands,
+            vec![0, 32, 64, 96, 0, 32, 96, 128, 0, 32, 128, 160, 0, 32, 160, 192, 0, 32, 192, 200]
+        );
+        let n = SELL_FULL_CHUNKS_MIN / 3;
+        let t = sell_tail_items(std::iter::repeat_n(200usize, n + 1), 32, 64, head);
+        assert_eq!(t.chunks.len(), 3 * (n + 1));
+        assert!(t.segs.is_empty() && t.bands.is_empty());
         // a slice of 8 long rows past the first: chunks
         let t = sell_tail_items(
             [9usize].into_iter(),
