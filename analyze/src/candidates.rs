@@ -219,7 +219,6 @@ impl Features {
             u16_bytes: None,
         };
         let narrow = rl.spans.narrow_rows(rl.nrows, rl.ncols);
-        // the slots SELL's main kernel walks: up to the long-row cap
         // SELL's main kernel walks each slice up to the long-row cap, in
         // pairs of slots: the slots of the rows cut at the cap, rounded up
         // to even (the same sort), are the offsets it reads

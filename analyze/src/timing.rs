@@ -197,7 +197,7 @@ pub fn model_terms(model: &str, c: &Candidate, f: &Features) -> [f64; NTERMS] {
         t[2] = f.row_length.max as f64 / 1e3;
         t[6] = 0.0;
         // 32-bit indices always
-        let mb = (c.work.matrix_bytes + c.work.vector_bytes) as f64 / 1e6;
+        let mb = (c.work.matrix_bytes as f64 + c.work.vector_bytes as f64) / 1e6;
         t[1] = mb;
         t[8] = (mb - CACHE_MB).max(0.0);
     }
@@ -653,8 +653,9 @@ impl SweepRun {
     /// and value type in some formats only (`bench --formats jds,sell`)
     /// updates them alone. A `newer` that measured every format this run
     /// holds replaces it whole (its device, driver and copy bandwidth too);
-    /// otherwise this run keeps its own, and takes `newer`'s features (the
-    /// same matrix's).
+    /// otherwise this run keeps its own, and its features (the same
+    /// matrix's) but the work of `newer`'s formats' candidates (their
+    /// 16-bit offsets counted from `newer`'s `-u16` kernels).
     pub fn overlay(&mut self, newer: SweepRun) {
         let kinds: BTreeSet<FormatKind> = newer.kernels.keys().map(|l| l.kind()).collect();
         if self.kernels.keys().all(|l| kinds.contains(&l.kind())) {
@@ -668,7 +669,18 @@ impl SweepRun {
         if kinds.contains(&FormatKind::Csr) {
             self.cusparse_csr_us = newer.cusparse_csr_us;
         }
-        self.features = newer.features;
+        for c in &mut self.features.candidates {
+            if kinds.contains(&c.layout.kind()) {
+                if let Some(n) = newer
+                    .features
+                    .candidates
+                    .iter()
+                    .find(|n| n.layout == c.layout)
+                {
+                    c.work = n.work;
+                }
+            }
+        }
     }
 
     /// The [`Sample`]s of this run: for each measured candidate layout, one

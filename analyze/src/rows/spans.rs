@@ -76,12 +76,6 @@ impl ColumnSpans {
         Self { groups }
     }
 
-    /// Whether no spans were recorded.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.groups.is_empty()
-    }
-
     /// Rows (of `nrows`) in groups whose columns take 16-bit offsets: every
     /// row for a matrix of at most `U16_SPAN + 1` columns, none where the
     /// spans were not recorded.
