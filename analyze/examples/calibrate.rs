@@ -548,7 +548,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          entries for the `csr` model below, see BENCHMARKS.md), `tail`/`tail_serial` HYB's COO part and its longest row's share, \
          `rows` the rows launched, `tail_launch` 1 for a second launch: HYB's COO part, or the long-row tail of JDS \
          and SELL (their kernels walk at most `timing::long_row_cap` slots per thread, then the rest of a longer \
-         row in a second launch, so their `serial` is that cap plus up to as much again in the tail). \
+         row in a second launch, so windowed SELL's `serial` is that cap plus up to as much again in the tail; JDS and \
+         SELL sorted over all rows have none: their longest rows come first, start in the launch's first wave and \
+         the rest of the launch overlaps them). \
          `scrambled` the entries whose warp of 32 rows, after the global (stable) sort by length of JDS and fully \
          sorted SELL, came from more than 64 original rows (`Features::sort_scatter`): the sort scatters the `x` \
          gathers of neighbouring threads (windowed SELL and equal rows keep their order). \
@@ -562,8 +564,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          longest row), apart from its other kernels (`csr`: the load-balanced `csr-merge`, `csr-balanced` and cuSPARSE \
          ALG1 and ALG2, and `csr-binned`, which gives the long rows a full warp; a higher fixed cost, the longest row capped). A layout's prediction is the smallest of the \
          models that run it. \
-         Fitted by relative least squares with non-negative constants on the training \
-         runs only, on the layouts within 3x of each run's fastest (the competitive region), with one free scale per run \
+         The constants of `rows` and `far` are one for all models (`timing::SHARED_TERMS`: a row costs its `y` \
+         element and pointer, a gather beyond the cache a DRAM access, whatever the format; fitted apart, each model's \
+         row constant took up what its own runs left unexplained and they differed by up to 1.4x, which no kernel \
+         explains). \
+         Fitted by relative least squares with non-negative constants (all models at once, Lawson and Hanson's \
+         active-set method) on the training runs only, on the layouts within 3x of each run's fastest (the competitive region), with one free scale per run \
          (matrix x dtype) that multiplies all of its layouts' predictions, held near 1 by a prior (`timing::RUN_SCALE_PRIOR`): \
          it takes up what moves every layout of a matrix alike and no term measures, chiefly how often the `x` gathers hit the \
          cache (the H100 corpus' scales run from 0.30 for a 2D stencil to 1.8 for uniform random columns), which would \

@@ -14,9 +14,11 @@
 //!   thread-per-row kernel (the longest row for ELL; for CSR the longest
 //!   row shared by the lanes its vector kernel gives a row,
 //!   [`csr_vector_lanes`], up to [`CSR_SERIAL_CAP`] for the load-balanced
-//!   kernels; the ELL width for HYB, 0 for COO; for JDS
-//!   and SELL the longest row up to [`long_row_cap`], plus up to as much
-//!   again in their tail launch): the critical path of a skewed matrix;
+//!   kernels; the ELL width for HYB, 0 for COO; for windowed SELL the
+//!   longest row up to [`long_row_cap`], plus up to as much again in its
+//!   tail launch; 0 for JDS and SELL sorted over all rows, whose longest
+//!   rows come first, start in the launch's first wave and are overlapped
+//!   by the rest): the critical path of a skewed matrix;
 //! - `tail`: entries of HYB's COO part; `tail_serial`: the longest row's
 //!   overflow into it (atomics on one `y` element serialise);
 //! - `rows`: the rows, i.e. the threads or warps launched;
@@ -53,7 +55,8 @@
 //! least-squares fit with non-negative constants and a common scale per
 //! measured matrix, for what moves all of its layouts alike; layouts more
 //! than [`FIT_MAX_SLOWDOWN`] times slower than a run's fastest are left
-//! out), and
+//! out; the per-row and far-gather constants, [`SHARED_TERMS`], are one
+//! for every model), and
 //! stored as JSON in
 //! `analyze/calibration/` (see `docs/recommendation.md`).
 //!
@@ -129,6 +132,9 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
             let lanes = u64::from(csr_vector_lanes(f.nrows as usize, f.nnz as usize));
             (max.min(CSR_SERIAL_CAP).div_ceil(lanes), 0)
         }
+        // sorted by length, longest first: the threads with the most slots
+        // start in the first wave and the rest of the launch overlaps them
+        _ if sorted_over_all_rows(c.layout, f) => (0, 0),
         Layout::Jds | Layout::Sell { .. } if split => (cap + (max - cap).min(cap), 0),
         _ => (max, 0),
     };
@@ -155,14 +161,19 @@ pub fn terms(c: &Candidate, f: &Features) -> [f64; NTERMS] {
     ]
 }
 
-/// The `scrambled` term of layout `c` before scaling (see the module docs).
-fn scrambled(layout: Layout, f: &Features) -> f64 {
-    let moved = match layout {
+/// Whether `layout` sorts all the rows by length, longest first: JDS, and
+/// SELL whose sorting window covers every row.
+fn sorted_over_all_rows(layout: Layout, f: &Features) -> bool {
+    match layout {
         Layout::Jds => true,
         Layout::Sell { sigma, .. } => sigma >= f.nrows && f.nrows > 1,
         _ => false,
-    };
-    if moved {
+    }
+}
+
+/// The `scrambled` term of layout `c` before scaling (see the module docs).
+fn scrambled(layout: Layout, f: &Features) -> f64 {
+    if sorted_over_all_rows(layout, f) {
         f.nnz as f64 * f.sort_scatter.clamp(0.0, 1.0)
     } else {
         0.0
@@ -793,6 +804,10 @@ pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, 
 /// the H100 and loses 11 points on the H200, 10 loses 6 points on the H100.
 pub const RUN_SCALE_PRIOR: f64 = 1.0;
 
+/// The terms whose constant [`fit`] shares among all models: `rows_m` and
+/// `far_m`.
+pub const SHARED_TERMS: [usize; 2] = [5, 9];
+
 /// [`fit`] stops when no run's scale moves by more than this (relative).
 const SCALE_TOLERANCE: f64 = 1e-10;
 
@@ -813,11 +828,16 @@ const MAX_SCALE_ROUNDS: usize = 20_000;
 /// factor, which changes no ranking, would bend the constants that make the
 /// ranking (`docs/recommendation.md`). Predictions are for a scale of 1.
 ///
-/// Alternates exactly: given the scales, each model's constants are the
-/// non-negative least-squares solution (every subset of terms solved from
-/// the normal equations and the best non-negative solution kept, or the
-/// previous round's subset when it still satisfies the optimality
-/// conditions); given the constants, each scale has a closed form.
+/// The constants of [`SHARED_TERMS`] are one for all models: a row costs
+/// its `y` element and its pointer whatever the format, a gather beyond the
+/// cache a DRAM access; fitted apart, each model's row constant took up
+/// whatever its own runs left unexplained, and they differed by up to 1.4x,
+/// which no kernel explains.
+///
+/// Alternates exactly: given the scales, the constants of all models at
+/// once are the non-negative least-squares solution of the joint normal
+/// equations (Lawson and Hanson's active-set method, started from the
+/// previous round's set); given the constants, each scale has a closed form.
 #[must_use]
 pub fn fit(runs: &[Vec<Sample>], device: &str, fitted_on: &str) -> TimeModel {
     let runs: Vec<Vec<&Sample>> = runs
@@ -828,8 +848,10 @@ pub fn fit(runs: &[Vec<Sample>], device: &str, fitted_on: &str) -> TimeModel {
                 .collect()
         })
         .collect();
+    let names: BTreeSet<&str> = runs.iter().flatten().map(|x| x.model.as_str()).collect();
+    let layout = JointLayout::new(&names);
     let mut scale = vec![1.0; runs.len()];
-    let mut masks: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut passive = vec![false; layout.ncols];
     let mut models: BTreeMap<String, [f64; NTERMS]> = BTreeMap::new();
     for _ in 0..MAX_SCALE_ROUNDS {
         let mut grams: BTreeMap<&str, Gram> = BTreeMap::new();
@@ -841,11 +863,9 @@ pub fn fit(runs: &[Vec<Sample>], device: &str, fitted_on: &str) -> TimeModel {
                     .add(&x.terms, x.us / s);
             }
         }
-        for (&m, g) in &grams {
-            let (mask, k) = g.nnls(masks.get(m).copied());
-            masks.insert(m, mask);
-            models.insert(m.to_string(), k);
-        }
+        let (ata, atb) = layout.assemble(&grams);
+        let k = nnls(&ata, &atb, &mut passive);
+        models = layout.split(&k, &grams);
         let mut moved: f64 = 0.0;
         for (v, s) in runs.iter().zip(scale.iter_mut()) {
             let (mut num, mut den) = (RUN_SCALE_PRIOR, RUN_SCALE_PRIOR);
@@ -881,6 +901,154 @@ pub fn fit(runs: &[Vec<Sample>], device: &str, fitted_on: &str) -> TimeModel {
     }
 }
 
+/// Where each model's constants sit in the joint unknowns of [`fit`]: one
+/// column per [`SHARED_TERMS`] term for all models, then the other terms of
+/// each model.
+struct JointLayout<'a> {
+    /// Per model, the column of each term.
+    index: Vec<(&'a str, [usize; NTERMS])>,
+    ncols: usize,
+}
+
+impl<'a> JointLayout<'a> {
+    fn new(names: &BTreeSet<&'a str>) -> Self {
+        let mut ncols = SHARED_TERMS.len();
+        let index = names
+            .iter()
+            .map(|&m| {
+                let mut cols = [0; NTERMS];
+                for (j, c) in cols.iter_mut().enumerate() {
+                    *c = match SHARED_TERMS.iter().position(|&t| t == j) {
+                        Some(p) => p,
+                        None => {
+                            ncols += 1;
+                            ncols - 1
+                        }
+                    };
+                }
+                (m, cols)
+            })
+            .collect();
+        Self { index, ncols }
+    }
+
+    /// The joint normal equations (row-major `ata`, `atb`) from each
+    /// model's own.
+    fn assemble(&self, grams: &BTreeMap<&str, Gram>) -> (Vec<f64>, Vec<f64>) {
+        let n = self.ncols;
+        let (mut ata, mut atb) = (vec![0.0; n * n], vec![0.0; n]);
+        for (m, cols) in &self.index {
+            let Some(g) = grams.get(m) else { continue };
+            for i in 0..NTERMS {
+                atb[cols[i]] += g.atb[i];
+                for j in 0..NTERMS {
+                    ata[cols[i] * n + cols[j]] += g.ata[i][j];
+                }
+            }
+        }
+        (ata, atb)
+    }
+
+    /// Each model's constants from the joint solution; a shared term that
+    /// none of a model's samples has (the `csr` model's far gathers) is 0
+    /// in it.
+    fn split(&self, k: &[f64], grams: &BTreeMap<&str, Gram>) -> BTreeMap<String, [f64; NTERMS]> {
+        self.index
+            .iter()
+            .map(|(m, cols)| {
+                let mut c = cols.map(|c| k[c]);
+                for j in SHARED_TERMS {
+                    if grams.get(m).is_none_or(|g| g.ata[j][j] == 0.0) {
+                        c[j] = 0.0;
+                    }
+                }
+                (m.to_string(), c)
+            })
+            .collect()
+    }
+}
+
+/// Non-negative least squares from the normal equations (`ata` row-major,
+/// `n` unknowns): the `x >= 0` minimising `|Ax - b|^2`, by Lawson and
+/// Hanson's active-set method (no crate of the workspace's dependencies has
+/// one). `passive` holds the unknowns free to be positive: the previous
+/// round's solution is the starting guess, the final set comes back.
+fn nnls(ata: &[f64], atb: &[f64], passive: &mut [bool]) -> Vec<f64> {
+    let n = atb.len();
+    let tol = 1e-12 * atb.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    let mut x = vec![0.0; n];
+    // the previous set, when its solution is still feasible
+    match solve_passive(ata, atb, passive) {
+        Some(z) if passive.iter().zip(&z).all(|(&p, &v)| !p || v > 0.0) => x = z,
+        _ => passive.iter_mut().for_each(|p| *p = false),
+    }
+    let mut banned = vec![false; n];
+    for _ in 0..4 * n + 16 {
+        // the gradient: the unknown that lowers the residual fastest enters
+        let grad = |x: &[f64], i: usize| atb[i] - dot_n(&ata[i * n..(i + 1) * n], x);
+        let Some(j) = (0..n)
+            .filter(|&i| !passive[i] && !banned[i])
+            .map(|i| (i, grad(&x, i)))
+            .filter(|&(_, g)| g > tol)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        passive[j] = true;
+        loop {
+            let Some(z) = solve_passive(ata, atb, passive) else {
+                // collinear with the set: leave it out
+                passive[j] = false;
+                banned[j] = true;
+                break;
+            };
+            if (0..n).all(|i| !passive[i] || z[i] > 0.0) {
+                x = z;
+                break;
+            }
+            // step from x towards z until an unknown reaches 0, drop those
+            let alpha = (0..n)
+                .filter(|&i| passive[i] && z[i] <= 0.0)
+                .map(|i| x[i] / (x[i] - z[i]))
+                .fold(1.0f64, f64::min);
+            for i in 0..n {
+                if passive[i] {
+                    x[i] += alpha * (z[i] - x[i]);
+                    if x[i] <= 1e-15 {
+                        x[i] = 0.0;
+                        passive[i] = false;
+                    }
+                }
+            }
+        }
+    }
+    x
+}
+
+/// The least-squares solution on the `passive` unknowns (zero elsewhere);
+/// `None` when singular. An empty set gives all zeros.
+fn solve_passive(ata: &[f64], atb: &[f64], passive: &[bool]) -> Option<Vec<f64>> {
+    let n = atb.len();
+    let idx: Vec<usize> = (0..n).filter(|&i| passive[i]).collect();
+    let k = idx.len();
+    let mut a: Vec<f64> = idx
+        .iter()
+        .flat_map(|&i| idx.iter().map(move |&j| ata[i * n + j]))
+        .collect();
+    let mut b: Vec<f64> = idx.iter().map(|&i| atb[i]).collect();
+    let sol = solve(&mut a, &mut b, k)?;
+    let mut full = vec![0.0; n];
+    for (v, &i) in sol.into_iter().zip(&idx) {
+        full[i] = v;
+    }
+    Some(full)
+}
+
+fn dot_n(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
 fn dot(a: &[f64; NTERMS], b: &[f64; NTERMS]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -891,7 +1059,6 @@ fn dot(a: &[f64; NTERMS], b: &[f64; NTERMS]) -> f64 {
 struct Gram {
     ata: [[f64; NTERMS]; NTERMS],
     atb: [f64; NTERMS],
-    n: f64,
 }
 
 impl Gram {
@@ -903,65 +1070,6 @@ impl Gram {
                 *a += xi * xj;
             }
         }
-        self.n += 1.0;
-    }
-
-    /// The least-squares solution on the terms of `mask` (zero elsewhere)
-    /// and its sum of squared residuals; `None` when singular.
-    fn solve_on(&self, mask: u32) -> Option<([f64; NTERMS], f64)> {
-        let idx: Vec<usize> = (0..NTERMS).filter(|i| mask & (1 << i) != 0).collect();
-        let k = idx.len();
-        let mut a: Vec<f64> = idx
-            .iter()
-            .flat_map(|&i| idx.iter().map(move |&j| self.ata[i][j]))
-            .collect();
-        let mut b: Vec<f64> = idx.iter().map(|&i| self.atb[i]).collect();
-        let sol = solve(&mut a, &mut b, k)?;
-        let mut full = [0.0; NTERMS];
-        for (a, &i) in idx.iter().enumerate() {
-            full[i] = sol[a];
-        }
-        // |Ax - 1|^2 = x'A'Ax - 2 x'A'1 + n
-        let quad: f64 = (0..NTERMS)
-            .map(|i| full[i] * dot(&self.ata[i], &full))
-            .sum();
-        Some((full, quad - 2.0 * dot(&self.atb, &full) + self.n))
-    }
-
-    /// Whether `x` (solved on `mask`) is the non-negative least-squares
-    /// optimum: non-negative, and no term outside the mask would lower the
-    /// residual by growing (the problem is convex, so that is sufficient).
-    fn optimal(&self, mask: u32, x: &[f64; NTERMS]) -> bool {
-        let scale = self.atb.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-        x.iter().all(|&v| v >= 0.0 && v.is_finite())
-            && (0..NTERMS)
-                .filter(|i| mask & (1 << i) == 0)
-                .all(|i| self.atb[i] - dot(&self.ata[i], x) <= 1e-9 * scale)
-    }
-
-    /// The non-negative least-squares constants and the subset of terms
-    /// they use: `hint`'s subset when it is still optimal, else the best
-    /// non-negative solution over every subset (2^10 - 1 of them: exact and
-    /// simple).
-    fn nnls(&self, hint: Option<u32>) -> (u32, [f64; NTERMS]) {
-        if let Some(m) = hint {
-            if let Some((x, _)) = self.solve_on(m).filter(|(x, _)| self.optimal(m, x)) {
-                return (m, x);
-            }
-        }
-        let mut best: Option<(f64, u32, [f64; NTERMS])> = None;
-        for mask in 1u32..(1 << NTERMS) {
-            let Some((x, resid)) = self.solve_on(mask) else {
-                continue;
-            };
-            if x.iter().any(|&v| v < 0.0 || !v.is_finite()) {
-                continue;
-            }
-            if best.as_ref().is_none_or(|b| resid < b.0 - 1e-12) {
-                best = Some((resid, mask, x));
-            }
-        }
-        best.map_or((0, [0.0; NTERMS]), |b| (b.1, b.2))
     }
 }
 
@@ -1299,6 +1407,64 @@ mod tests {
         );
         assert_eq!(m.predict_us(csr, &features), Some(5.0));
         assert_eq!(m.predict_us(sell, &features), Some(3.0));
+    }
+
+    #[test]
+    fn shared_terms_have_one_constant_for_every_model() {
+        // two models with their own fixed and byte costs and one row and
+        // far-gather cost between them, exactly
+        let own = [("ell", 2.0, 0.3), ("sell", 3.0, 0.2)];
+        let (rows_k, far_k) = (40.0, 12.0);
+        let mut samples = Vec::new();
+        for i in 0..30 {
+            for (m, fixed, mb) in own {
+                let mut t = [0.0; NTERMS];
+                t[0] = 1.0;
+                t[1] = 1.0 + f64::from(i) * 3.0;
+                t[5] = f64::from(i % 7) * 0.2;
+                t[9] = f64::from((i * 5) % 11) * 0.1;
+                let us = fixed + mb * t[1] + rows_k * t[5] + far_k * t[9];
+                samples.push(Sample {
+                    model: m.into(),
+                    terms: t,
+                    us,
+                });
+            }
+        }
+        let m = fit(&[samples], "test", "synthetic");
+        for (name, fixed, mb) in own {
+            let k = m.models[name];
+            let want = [fixed, mb, 0.0, 0.0, 0.0, rows_k, 0.0, 0.0, 0.0, far_k];
+            for (a, b) in k.iter().zip(want) {
+                assert!((a - b).abs() < 1e-6, "{name}: {k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn nnls_keeps_constants_non_negative() {
+        // |x0 + x1 - 1|^2 + |x0 - x1 + 2|^2 + |x1 - 2|^2: the unconstrained
+        // optimum is x0 = -1/2; with x0 = 0 it is x1 = 5/3 (the mean of 1, 2
+        // and 2)
+        let rows = [[1.0, 1.0, 1.0], [1.0, -1.0, -2.0], [0.0, 1.0, 2.0]];
+        let mut ata = vec![0.0; 4];
+        let mut atb = vec![0.0; 2];
+        for r in rows {
+            for i in 0..2 {
+                atb[i] += r[i] * r[2];
+                for j in 0..2 {
+                    ata[i * 2 + j] += r[i] * r[j];
+                }
+            }
+        }
+        // from nothing, from an infeasible start, from the answer's own set
+        for start in [[false, false], [true, true], [false, true]] {
+            let mut passive = start;
+            let x = nnls(&ata, &atb, &mut passive);
+            assert_eq!(x[0], 0.0);
+            assert!((x[1] - 5.0 / 3.0).abs() < 1e-12, "{x:?}");
+            assert_eq!(passive, [false, true]);
+        }
     }
 
     #[test]
