@@ -10,6 +10,9 @@ Usage:
   peers.py compare-csr FILE --sparsetool PATH [--threads T]
                                                           COO->CSR: SciPy tocsr() vs the convert phase of
                                                           `convert --to csr --timings` (what the CLI user gets)
+  peers.py compare-spb FILE --sparsetool PATH [--threads T]
+                                                          read phase of `convert --to csr --timings` from FILE (the
+                                                          Matrix Market parse) against from its CSR `.spb` (mapped)
 Times are medians of K runs, the two sides interleaved so that machine noise hits both alike; file reads are
 from the page cache (a warm-up round comes first).
 """
@@ -62,10 +65,10 @@ def tocsr(a):
     print(f"scipy coo.tocsr(): {t:.3f} s = {m.nnz/t/1e6:.1f} M entries/s")
 
 
-def run_sparsetool(a, target, out):
+def run_sparsetool(a, target, out, src=None):
     env = dict(os.environ, RAYON_NUM_THREADS=str(a.threads))
     t = time.perf_counter()
-    p = subprocess.run([a.sparsetool, "convert", a.file, "--to", target, "-o", out, "--timings"],
+    p = subprocess.run([a.sparsetool, "convert", src or a.file, "--to", target, "-o", out, "--timings"],
                        env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t
     if p.returncode != 0:
@@ -120,6 +123,29 @@ def compare_csr(a):
          "incl. read and write")
 
 
+def compare_spb(a):
+    """The CLI's read phase from the Matrix Market file and from the same matrix's CSR `.spb`, interleaved
+    (sparsetool against itself: the `.spb` is what `convert --to csr -o X.spb` writes)."""
+    with tempfile.TemporaryDirectory() as d:
+        spb = os.path.join(d, "m.spb")
+        p = subprocess.run([a.sparsetool, "convert", a.file, "--to", "csr", "-o", spb], capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"sparsetool failed ({p.returncode}): {p.stderr.strip()[:500]}")
+        mtx, bin_ = [], []
+        for i in range(a.reps + 1):
+            ph_m, _ = run_sparsetool(a, "csr", os.path.join(d, "o.spb"))
+            ph_b, _ = run_sparsetool(a, "csr", os.path.join(d, "o.spb"), src=spb)
+            if i:
+                mtx.append(ph_m["read"]); bin_.append(ph_b["read"])
+        size = os.path.getsize(spb) / 1e6
+    t_m, t_b = statistics.median(mtx), statistics.median(bin_)
+    print(f"file {a.file}: {os.path.getsize(a.file)/1e6:.0f} MB, its CSR .spb {size:.0f} MB, {a.threads} threads, "
+          f"{a.reps} interleaved runs each")
+    print(f"read phase, convert FILE --to csr:     {t_m:.3f} s")
+    print(f"read phase, convert FILE.spb --to csr: {t_b:.4f} s")
+    print(f"ratio (.mtx read / .spb read): {t_m/t_b:.1f}x")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     s = p.add_subparsers(dest="cmd", required=True)
@@ -128,11 +154,12 @@ def main():
     r = s.add_parser("read"); r.add_argument("file"); r.add_argument("--threads", type=int, default=2)
     r.add_argument("--reps", type=int, default=3)
     c = s.add_parser("tocsr"); c.add_argument("file"); c.add_argument("--reps", type=int, default=3)
-    for name in ("compare", "compare-csr"):
+    for name in ("compare", "compare-csr", "compare-spb"):
         m = s.add_parser(name); m.add_argument("file"); m.add_argument("--sparsetool", required=True)
         m.add_argument("--threads", type=int, default=2); m.add_argument("--reps", type=int, default=5)
     a = p.parse_args()
-    {"gen": gen, "read": read, "tocsr": tocsr, "compare": compare, "compare-csr": compare_csr}[a.cmd](a)
+    {"gen": gen, "read": read, "tocsr": tocsr, "compare": compare, "compare-csr": compare_csr,
+     "compare-spb": compare_spb}[a.cmd](a)
 
 
 if __name__ == "__main__":

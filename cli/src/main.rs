@@ -3,6 +3,7 @@
 //! Errors print as `error: <message>` with their causes; bad input exits 1,
 //! environment problems (no GPU, I/O device full) exit 2.
 
+mod alloc;
 mod args;
 mod commands;
 mod dispatch;
@@ -14,6 +15,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::args::{Cli, Command};
+
+#[global_allocator]
+static GLOBAL: alloc::Allocator = alloc::Allocator;
 
 /// An environment problem (exit code 2) rather than bad input (exit code 1).
 #[derive(Debug)]

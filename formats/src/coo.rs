@@ -73,11 +73,32 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         check_len("cols", nnz, cols.len())?;
         check_dims::<I>(nrows, ncols, nnz)?;
         let bad = |(&r, &c): (&I, &I)| r.to_usize() >= nrows || c.to_usize() >= ncols;
-        let pos = if nnz > PAR_THRESHOLD {
-            rows.par_iter().zip(cols.par_iter()).position_first(bad)
-        } else {
-            rows.iter().zip(cols.iter()).position(bad)
+        // Blocks tested branch-free (vectorises), then the first failing
+        // block searched for the position.
+        const BLOCK: usize = 1 << 14;
+        let block_bad = |b: usize| {
+            let (s, e) = (b * BLOCK, ((b + 1) * BLOCK).min(nnz));
+            rows[s..e]
+                .iter()
+                .zip(&cols[s..e])
+                .fold(false, |any, (r, c)| {
+                    any | (r.to_usize() >= nrows) | (c.to_usize() >= ncols)
+                })
         };
+        let nblocks = nnz.div_ceil(BLOCK);
+        let block = if nnz > PAR_THRESHOLD {
+            (0..nblocks).into_par_iter().position_first(block_bad)
+        } else {
+            (0..nblocks).position(block_bad)
+        };
+        let pos = block.and_then(|b| {
+            let s = b * BLOCK;
+            rows[s..]
+                .iter()
+                .zip(&cols[s..])
+                .position(bad)
+                .map(|p| s + p)
+        });
         if let Some(pos) = pos {
             let (r, c) = (rows[pos], cols[pos]);
             if r.to_usize() >= nrows {
@@ -150,5 +171,45 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         for k in 0..self.nnz() {
             y[self.rows[k].to_usize()] += self.values[k] * x[self.cols[k].to_usize()];
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block scan reports the first entry out of bounds, on both paths
+    /// (serial and parallel) and in any block, with a later bad one after it.
+    #[test]
+    fn first_out_of_bounds_entry_in_large_arrays() {
+        for n in [1000, 5 * PAR_THRESHOLD + 3] {
+            for at in [0, 16_385.min(n / 2), n - 1] {
+                let (mut rows, mut cols) = (vec![1i32; n], vec![2i32; n]);
+                rows[at] = 10;
+                if at + 1 < n {
+                    cols[at + 1] = 10;
+                }
+                let e = Coo::<f64, i32>::try_from_parts(10, 10, rows, cols.clone(), vec![1.0; n]);
+                assert!(
+                    matches!(e, Err(FormatError::RowOutOfBounds { row: 10, pos, .. }) if pos == at),
+                    "n {n} at {at}: {e:?}"
+                );
+                let mut cols = vec![2i32; n];
+                cols[at] = -1;
+                let e = Coo::<f64, i32>::try_from_parts(10, 10, vec![1; n], cols, vec![1.0; n]);
+                assert!(
+                    matches!(e, Err(FormatError::ColumnOutOfBounds { col: -1, .. })),
+                    "{e:?}"
+                );
+            }
+        }
+        assert!(Coo::<f64, i32>::try_from_parts(
+            10,
+            10,
+            vec![9; 70_000],
+            vec![9; 70_000],
+            vec![1.0; 70_000]
+        )
+        .is_ok());
     }
 }

@@ -193,11 +193,23 @@ impl ValueCheck {
     /// The first NaN or infinity, in strict mode.
     pub fn check_all<T: Scalar>(&mut self, vals: &[T]) -> Result<(), BadValue> {
         self.first_non_finite = None;
-        let first = if vals.len() > crate::pattern::PAR_THRESHOLD {
-            vals.par_iter().position_first(|v| !v.is_finite())
+        // Blocks tested branch-free (the fold vectorises; a per-element
+        // `position_first` did not, and took 50 ms on 10M values), then the
+        // first failing block searched for the position.
+        const BLOCK: usize = 1 << 14;
+        let all_finite = |c: &[T]| c.iter().fold(true, |ok, v| ok & v.is_finite());
+        let block = if vals.len() > crate::pattern::PAR_THRESHOLD {
+            vals.par_chunks(BLOCK).position_first(|c| !all_finite(c))
         } else {
-            vals.iter().position(|v| !v.is_finite())
+            vals.chunks(BLOCK).position(|c| !all_finite(c))
         };
+        let first = block.and_then(|b| {
+            let start = b * BLOCK;
+            vals[start..]
+                .iter()
+                .position(|v| !v.is_finite())
+                .map(|p| start + p)
+        });
         match first {
             None => Ok(()),
             Some(pos) => {
@@ -279,6 +291,26 @@ mod tests {
         let e = s.check_all(&z).unwrap_err();
         assert_eq!(e.value, "(1e0, NaN)");
         assert_eq!(judge(true, true, "f32"), None);
+    }
+
+    /// The block scan names the first bad value wherever it lies: in the
+    /// first block, a later one, the last element, with a second one after.
+    #[test]
+    fn check_all_finds_the_first_bad_value_in_large_arrays() {
+        let n = 5 * crate::pattern::PAR_THRESHOLD + 7;
+        for at in [0, 1, 16_383, 16_384, 3 * 16_384 + 5, n - 1] {
+            let mut v = vec![1.5f64; n];
+            v[at] = f64::NAN;
+            if at + 40_000 < n {
+                v[at + 40_000] = f64::INFINITY;
+            }
+            let e = ValueCheck::new(false).check_all(&v).unwrap_err();
+            assert_eq!(e.pos, at);
+            let mut l = ValueCheck::new(true);
+            assert!(l.check_all(&v).is_ok());
+            assert_eq!(l.first_non_finite(), Some(at));
+        }
+        assert!(ValueCheck::new(false).check_all(&vec![2.0f32; n]).is_ok());
     }
 
     #[test]
