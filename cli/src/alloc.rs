@@ -88,7 +88,9 @@ mod tests {
             assert!(!p.is_null());
             let s = std::slice::from_raw_parts_mut(p, n);
             assert!(s.iter().all(|&b| b == 0));
-            s.iter_mut().enumerate().for_each(|(i, b)| *b = (i % 251) as u8);
+            s.iter_mut()
+                .enumerate()
+                .for_each(|(i, b)| *b = (i % 251) as u8);
             let q = a.realloc(p, layout, 2 * n);
             assert!(!q.is_null());
             let s = std::slice::from_raw_parts(q, n);
