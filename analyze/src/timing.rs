@@ -985,7 +985,7 @@ fn nnls(ata: &[f64], atb: &[f64], passive: &mut [bool]) -> Vec<f64> {
     let mut banned = vec![false; n];
     for _ in 0..4 * n + 16 {
         // the gradient: the unknown that lowers the residual fastest enters
-        let grad = |x: &[f64], i: usize| atb[i] - dot_n(&ata[i * n..(i + 1) * n], x);
+        let grad = |x: &[f64], i: usize| atb[i] - dot(&ata[i * n..(i + 1) * n], x);
         let Some(j) = (0..n)
             .filter(|&i| !passive[i] && !banned[i])
             .map(|i| (i, grad(&x, i)))
@@ -1045,11 +1045,7 @@ fn solve_passive(ata: &[f64], atb: &[f64], passive: &[bool]) -> Option<Vec<f64>>
     Some(full)
 }
 
-fn dot_n(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn dot(a: &[f64; NTERMS], b: &[f64; NTERMS]) -> f64 {
+fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 

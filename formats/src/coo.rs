@@ -1,8 +1,6 @@
 //! Coordinate format.
 
-use rayon::prelude::*;
-
-use crate::pattern::{accessors, assert_spmv_lens, check_len, checked_constructors, PAR_THRESHOLD};
+use crate::pattern::{accessors, assert_spmv_lens, check_len, checked_constructors};
 use crate::{FormatError, Index, Scalar};
 
 /// A sparse matrix in coordinate (triplet) format.
@@ -72,33 +70,17 @@ impl<T: Scalar, I: Index> Coo<T, I> {
         check_len("rows", nnz, rows.len())?;
         check_len("cols", nnz, cols.len())?;
         check_dims::<I>(nrows, ncols, nnz)?;
-        let bad = |(&r, &c): (&I, &I)| r.to_usize() >= nrows || c.to_usize() >= ncols;
-        // Blocks tested branch-free (vectorises), then the first failing
-        // block searched for the position.
-        const BLOCK: usize = 1 << 14;
-        let block_bad = |b: usize| {
-            let (s, e) = (b * BLOCK, ((b + 1) * BLOCK).min(nnz));
-            rows[s..e]
-                .iter()
-                .zip(&cols[s..e])
-                .fold(false, |any, (r, c)| {
-                    any | (r.to_usize() >= nrows) | (c.to_usize() >= ncols)
-                })
-        };
-        let nblocks = nnz.div_ceil(BLOCK);
-        let block = if nnz > PAR_THRESHOLD {
-            (0..nblocks).into_par_iter().position_first(block_bad)
-        } else {
-            (0..nblocks).position(block_bad)
-        };
-        let pos = block.and_then(|b| {
-            let s = b * BLOCK;
-            rows[s..]
-                .iter()
-                .zip(&cols[s..])
-                .position(bad)
-                .map(|p| s + p)
-        });
+        let bad = |r: I, c: I| (r.to_usize() >= nrows) | (c.to_usize() >= ncols);
+        let pos = crate::pattern::first_bad(
+            nnz,
+            |e| {
+                rows[e.clone()]
+                    .iter()
+                    .zip(&cols[e])
+                    .fold(false, |any, (&r, &c)| any | bad(r, c))
+            },
+            |i| bad(rows[i], cols[i]),
+        );
         if let Some(pos) = pos {
             let (r, c) = (rows[pos], cols[pos]);
             if r.to_usize() >= nrows {
@@ -177,6 +159,7 @@ impl<T: Scalar, I: Index> Coo<T, I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pattern::PAR_THRESHOLD;
 
     /// The block scan reports the first entry out of bounds, on both paths
     /// (serial and parallel) and in any block, with a later bad one after it.

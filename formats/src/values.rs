@@ -32,8 +32,6 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use rayon::prelude::*;
-
 use crate::Scalar;
 
 /// What is wrong with one stored value.
@@ -193,23 +191,11 @@ impl ValueCheck {
     /// The first NaN or infinity, in strict mode.
     pub fn check_all<T: Scalar>(&mut self, vals: &[T]) -> Result<(), BadValue> {
         self.first_non_finite = None;
-        // Blocks tested branch-free (the fold vectorises; a per-element
-        // `position_first` did not, and took 50 ms on 10M values), then the
-        // first failing block searched for the position.
-        const BLOCK: usize = 1 << 14;
-        let all_finite = |c: &[T]| c.iter().fold(true, |ok, v| ok & v.is_finite());
-        let block = if vals.len() > crate::pattern::PAR_THRESHOLD {
-            vals.par_chunks(BLOCK).position_first(|c| !all_finite(c))
-        } else {
-            vals.chunks(BLOCK).position(|c| !all_finite(c))
-        };
-        let first = block.and_then(|b| {
-            let start = b * BLOCK;
-            vals[start..]
-                .iter()
-                .position(|v| !v.is_finite())
-                .map(|p| start + p)
-        });
+        let first = crate::pattern::first_bad(
+            vals.len(),
+            |r| !vals[r].iter().fold(true, |ok, v| ok & v.is_finite()),
+            |i| !vals[i].is_finite(),
+        );
         match first {
             None => Ok(()),
             Some(pos) => {
