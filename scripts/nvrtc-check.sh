@@ -36,7 +36,7 @@ if [ "${PTXAS:-0}" = 1 ]; then
     fetch nvidia-cuda-nvcc
     ptxas=$(find "$DIR/nvidia-cuda-nvcc" -name ptxas -type f | head -1)
     chmod +x "$ptxas"
-    for f in ell sell; do
+    for f in ${PTXAS_FILES:-ell sell}; do
         "$ptxas" -arch=sm_90 -v "$DIR/ptx/$f.ptx" -o /dev/null 2>&1 | grep -E "Compiling entry|Used|spill" |
             paste - - - | sed -E 's/ptxas info *: //g; s/Compiling entry function .([a-z0-9_]+). for .sm_90./\1/;
                 s/Function properties for [a-z0-9_]+//; s/Used ([0-9]+) registers.*/\1 registers/'

@@ -56,6 +56,29 @@ impl Work {
     }
 }
 
+/// [`Work::u16_bytes`] of JDS (`matrix_bytes` with 32-bit indices), as
+/// `sparsetool-gpu`'s `jds-u16` counts them: a base column per 32 sorted
+/// rows, a start per pair of the diagonals its main kernel walks (up to
+/// `cap`) and the pairs' words replace the 32-bit indices of the entries of
+/// the groups that fit ([`crate::rows::Lengths::jds_u16`]).
+fn jds_u16_bytes(
+    matrix_bytes: u64,
+    rl: &RowLengths,
+    counts: &LengthCounts,
+    sh: Shape,
+    cap: u32,
+) -> Option<u64> {
+    let (narrow, words) = rl.rows.jds_u16(counts, &rl.spans, rl.ncols, cap)?;
+    let groups = sh.nrows.div_ceil(crate::rows::spans::SPAN_GROUP as u64);
+    let starts = sh.max_len.min(u64::from(cap)).div_ceil(2) + 1;
+    Some(
+        matrix_bytes
+            .saturating_add(groups.saturating_add(words).saturating_mul(4))
+            .saturating_add(starts.saturating_mul(8))
+            .saturating_sub(narrow.saturating_mul(4)),
+    )
+}
+
 /// [`Work::u16_bytes`] of an ELL part of `width` slots over `nrows` rows,
 /// `narrow` of them in groups that take offsets (as `sparsetool-gpu`'s
 /// `ell-u16` counts them: a base column per 32 rows and `ceil(width / 2)`
@@ -237,7 +260,14 @@ impl Features {
         };
         push(Layout::Csr, with_bytes(formats::csr(sh, s).bytes));
         push(Layout::Coo, with_bytes(formats::coo(sh, s).bytes));
-        push(Layout::Jds, with_bytes(formats::jds(sh, s).bytes));
+        let jds = formats::jds(sh, s).bytes;
+        push(
+            Layout::Jds,
+            Work {
+                u16_bytes: jds_u16_bytes(jds, rl, counts, sh, cap),
+                ..with_bytes(jds)
+            },
+        );
         let ell = formats::ell(sh, s);
         if ell.slots <= MAX_ELL_SLOTS && sh.nnz > 0 {
             push(
@@ -394,14 +424,25 @@ mod tests {
         assert!(w.mbytes() < (w.matrix_bytes + w.vector_bytes) as f64 / 1e6);
         for c in &f.candidates {
             match c.layout {
-                Layout::Sell { .. } | Layout::Csr | Layout::Coo | Layout::Jds => {
+                Layout::Sell { .. } | Layout::Csr | Layout::Coo => {
                     assert_eq!(c.work.u16_bytes, None, "{}", c.layout);
                 }
-                Layout::Ell { .. } | Layout::Hyb { .. } => {
+                Layout::Ell { .. } | Layout::Hyb { .. } | Layout::Jds => {
                     assert!(c.work.u16_bytes.is_some(), "{}", c.layout);
                 }
             }
         }
+        // JDS sorted by length: row 40 first, then rows 0.. in order; the
+        // first two groups of 32 sorted rows (rows 0..64) include rows of
+        // original group 1 (rows 32..64, with row 40's far column) and take
+        // no offsets, the others do (sparsetool-gpu's jds_u16: a base per
+        // 32 sorted rows, a start per pair of the 4 diagonals and one more,
+        // 2 words a row)
+        let jds = f.candidates.iter().find(|c| c.layout == Layout::Jds);
+        let w = jds.unwrap().work;
+        let narrow = 3 * n as u64 + 1 - (4 + 31 * 3 + 32 * 3);
+        let want = w.matrix_bytes + 4 * groups + 8 * 3 + 4 * 2 * n as u64 - 4 * narrow;
+        assert_eq!(w.u16_bytes, Some(want));
         // without row 40's far entry every SELL layout but a full sort
         // fits (a window of all rows spans 100 000 columns)
         let mut cols2 = cols.clone();

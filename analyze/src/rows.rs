@@ -181,6 +181,10 @@ impl RowLengths {
 /// [`Lengths::sort_scatter`] counts them as moved: twice a warp.
 pub const SCATTER_SPAN: u64 = 64;
 
+/// Rows of a group in [`Lengths::sort_scatter`] and [`Lengths::jds_u16`]:
+/// one warp's rows.
+pub const SORT_GROUP: u64 = 32;
+
 /// The entry counts of one axis (rows or columns), in index order.
 /// Equality compares the counts, whatever the representation.
 #[derive(Debug, Clone)]
@@ -300,7 +304,40 @@ impl Lengths {
     /// ```
     #[must_use]
     pub fn sort_scatter(&self, counts: &LengthCounts) -> f64 {
-        const G: u64 = 32;
+        let groups = self.sorted_groups(counts);
+        if groups == 0 {
+            return 0.0;
+        }
+        let mut first = vec![u64::MAX; groups];
+        let mut last = vec![0u64; groups];
+        let mut entries = vec![0u64; groups];
+        self.for_sorted_groups(counts, |i, c, g| {
+            if first[g] == u64::MAX {
+                first[g] = i;
+            }
+            last[g] = i;
+            entries[g] += u64::from(c);
+        });
+        let total: u64 = entries.iter().sum();
+        let moved: u64 = (0..groups)
+            .filter(|&g| last[g] - first[g] > SCATTER_SPAN)
+            .map(|g| entries[g])
+            .sum();
+        moved as f64 / total as f64
+    }
+
+    /// Groups of [`SORT_GROUP`] nonzero rows in a stable sort of the rows
+    /// by length (`counts`: [`Lengths::counts`]).
+    fn sorted_groups(&self, counts: &LengthCounts) -> usize {
+        let nonzero: u64 = counts.pairs.iter().filter(|p| p.0 > 0).map(|p| p.1).sum();
+        nonzero.div_ceil(SORT_GROUP) as usize
+    }
+
+    /// Calls `f(row, length, group)` for every nonzero row in index order,
+    /// `group` being its group of [`SORT_GROUP`] rows in a stable sort by
+    /// length, longest first (as JDS and fully sorted SELL store them).
+    /// `O(rows · log(distinct lengths))` time.
+    fn for_sorted_groups(&self, counts: &LengthCounts, mut f: impl FnMut(u64, u32, usize)) {
         // the rows of each length, longest first: (length, sorted position
         // of its next row), starting at the first
         let mut next: Vec<(u32, u64)> = Vec::with_capacity(counts.pairs.len());
@@ -309,30 +346,69 @@ impl Lengths {
             next.push((u32::try_from(len).unwrap_or(u32::MAX), nonzero));
             nonzero += rows;
         }
-        if nonzero == 0 {
-            return 0.0;
-        }
-        let groups = nonzero.div_ceil(G) as usize;
-        let mut first = vec![u64::MAX; groups];
-        let mut last = vec![0u64; groups];
-        let mut entries = vec![0u64; groups];
         for (i, c) in self.nonzero() {
             // descending lengths: the slot of length c by binary search
             let k = next.partition_point(|&(l, _)| l > c);
-            let g = (next[k].1 / G) as usize;
+            let g = (next[k].1 / SORT_GROUP) as usize;
             next[k].1 += 1;
-            if first[g] == u64::MAX {
-                first[g] = i;
-            }
-            last[g] = i;
-            entries[g] += u64::from(c);
+            f(i, c, g);
         }
-        let total: u64 = entries.iter().sum();
-        let moved: u64 = (0..groups)
-            .filter(|&g| last[g] - first[g] > SCATTER_SPAN)
+    }
+
+    /// What `jds-u16` (`sparsetool-gpu`) reads of rows with these lengths,
+    /// sorted over all rows as JDS stores them, walking up to `cap`
+    /// entries a row in its main kernel: `(narrow, words)`, the entries of
+    /// the groups of [`SORT_GROUP`] sorted rows whose columns take 16-bit
+    /// offsets (their 32-bit indices are not read) and the 4-byte words of
+    /// offset pairs (`ceil(min(length, cap) / 2)` a row). A group's columns
+    /// are bounded by the [`ColumnSpans`] of the groups of 32 original rows
+    /// its rows come from (so a group may be judged too wide that is not,
+    /// never the reverse); every group fits a matrix of at most 65 535
+    /// columns. `None` where no group fits, or the spans were not recorded
+    /// (on a wider matrix).
+    ///
+    /// ```
+    /// use sparsetool_analyze::rows::{ColumnSpans, Lengths};
+    /// // a 5-point stencil's rows (lengths 3 to 5 on a 100 x 100 grid)
+    /// let a = sparsetool_fixtures::gen::laplace2d::<f64, i32>(100).unwrap();
+    /// let lens = Lengths::Dense(a.row_ptr().windows(2).map(|w| (w[1] - w[0]) as u32).collect());
+    /// let spans = ColumnSpans::from_row_ptr(a.row_ptr(), a.col_idx());
+    /// let (narrow, words) = lens.jds_u16(&lens.counts(), &spans, 10_000, 256).unwrap();
+    /// assert_eq!(narrow, a.nnz() as u64);
+    /// // ceil(length / 2) words a row: 3 for the 9 604 inner rows, 2 for
+    /// // the 396 on the border
+    /// assert_eq!(words, 3 * 9_604 + 2 * 396);
+    /// ```
+    #[must_use]
+    pub fn jds_u16(
+        &self,
+        counts: &LengthCounts,
+        spans: &ColumnSpans,
+        ncols: usize,
+        cap: u32,
+    ) -> Option<(u64, u64)> {
+        let groups = self.sorted_groups(counts);
+        let walked = |c: u32| u64::from(c.min(cap));
+        let words = self.nonzero().map(|(_, c)| walked(c).div_ceil(2)).sum();
+        if ncols as u64 <= spans::U16_SPAN + 1 {
+            let narrow = self.nonzero().map(|(_, c)| walked(c)).sum();
+            return (narrow > 0).then_some((narrow, words));
+        }
+        let mut span = vec![spans::EMPTY; groups];
+        let mut entries = vec![0u64; groups];
+        let mut known = true;
+        self.for_sorted_groups(counts, |i, c, g| match spans.group_of_row(i) {
+            Some(s) => {
+                span[g] = spans::union(span[g], s);
+                entries[g] += walked(c);
+            }
+            None => known = false,
+        });
+        let narrow: u64 = (0..groups)
+            .filter(|&g| spans::fits(span[g]))
             .map(|g| entries[g])
             .sum();
-        moved as f64 / total as f64
+        (known && narrow > 0).then_some((narrow, words))
     }
 
     /// Length of the axis.

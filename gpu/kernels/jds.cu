@@ -40,17 +40,91 @@
 // global load on each thread's dependent chain (on small matrices, where
 // that chain is the product's time).
 #define JDS_STAGED 256
-template <typename T>
+#ifndef JDS_U16_UNROLL
+#define JDS_U16_UNROLL 2
+#endif
+
+// What a thread of the main kernel sums over the first len diagonals of
+// sorted row p (their starts staged in jd): through the stored 32-bit
+// indices (Cols32), or `jds-u16`'s 16-bit offsets (ColsU16). begin(p) is
+// issued before the row length's search, so that a load it needs overlaps
+// it; stage() stages per-block starts beside jd's.
+struct Cols32 {
+    const int* __restrict__ col_idx;
+    __device__ __forceinline__ void stage(int) const {}
+    __device__ __forceinline__ int begin(i64) const { return 0; }
+    template <typename T>
+    __device__ __forceinline__ T sum(int, i64 p, int len, const ofs_t* jd,
+                                     const T* __restrict__ vals,
+                                     const T* __restrict__ x) const {
+        T s = T(0);
+#pragma unroll 4
+        for (int d = 0; d < len; ++d) {
+            const i64 idx = (i64)jd[d] + p;
+            s += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+        }
+        return s;
+    }
+};
+
+// `jds-u16` (layout::jds_u16): each group of 32 sorted rows has a base
+// column, and diagonals 2j and 2j + 1 of row p are the two halves of word
+// wptr[j] + p, so one 4-byte load gives two columns (2 bytes an entry
+// less). A group whose columns lie 65535 or more apart (base -1) reads the
+// 32-bit indices; when the main blocks run in window order a warp may hold
+// rows of two groups, so that branch is per thread.
+struct ColsU16 {
+    const int* __restrict__ base;
+    const i64* __restrict__ wptr;
+    const unsigned* __restrict__ words;
+    const int* __restrict__ col_idx;
+    __device__ __forceinline__ i64* staged() const {
+        __shared__ i64 wp[JDS_STAGED / 2 + 1];
+        return wp;
+    }
+    __device__ __forceinline__ void stage(int nd) const {
+        i64* wp = staged();
+        for (int i = threadIdx.x; i <= (nd + 1) / 2; i += blockDim.x) wp[i] = ld(wptr + i);
+    }
+    __device__ __forceinline__ int begin(i64 p) const { return ld(base + (p >> 5)); }
+    template <typename T>
+    __device__ __forceinline__ T sum(int b, i64 p, int len, const ofs_t* jd,
+                                     const T* __restrict__ vals,
+                                     const T* __restrict__ x) const {
+        if (b < 0) return Cols32{col_idx}.sum(0, p, len, jd, vals, x);
+        const i64* wp = staged();
+        const T* xb = x + b;
+        T s = T(0);
+        // whole pairs, their loads unconditional (so that the unrolled
+        // trips' loads issue together), then an odd row's last diagonal
+        const int full = len >> 1;
+#pragma unroll JDS_U16_UNROLL
+        for (int j = 0; j < full; ++j) {
+            const unsigned pr = ldcs(words + wp[j] + p);
+            const T v0 = ldcs(vals + (i64)jd[2 * j] + p);
+            const T v1 = ldcs(vals + (i64)jd[2 * j + 1] + p);
+            s += v0 * ld(xb + (int)(pr & 0xFFFFu));
+            s += v1 * ld(xb + (int)(pr >> 16));
+        }
+        if (len & 1) {
+            const unsigned pr = ldcs(words + wp[full] + p);
+            s += ldcs(vals + (i64)jd[len - 1] + p) * ld(xb + (int)(pr & 0xFFFFu));
+        }
+        return s;
+    }
+};
+
+template <typename T, typename Cols>
 __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
-                    const int* __restrict__ perm,
-                    const ofs_t* __restrict__ jd_ptr, const int* __restrict__ col_idx,
-                    const T* __restrict__ vals, const T* __restrict__ x,
+                    const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
+                    const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
     // lets a dependent tail start; it waits before adding (launch.rs, prepare)
     dep_launch();
     __shared__ ofs_t jd[JDS_STAGED + 1];
     const int nd = min(min(ndiag, cap), JDS_STAGED);
     for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
+    cols.stage(nd);
     __syncthreads();
     i64 p = global_thread_id();
     if (blocks) {
@@ -58,19 +132,13 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
         p = (int)threadIdx.x < ld(b + 1) ? (i64)ld(b) + threadIdx.x : (i64)nrows;
     }
     if (p >= nrows) return;
+    const int first = cols.begin(p);
     int lo = 0, hi = nd;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
         if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
     }
-    const int len = lo;
-    T sum = T(0);
-#pragma unroll 4
-    for (int d = 0; d < len; ++d) {
-        const i64 idx = (i64)jd[d] + p;
-        sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
-    }
-    y[ld(perm + p)] = sum;
+    y[ld(perm + p)] = cols.sum(first, p, lo, jd, vals, x);
 }
 
 // Band (R, d0, d1) of the tail (plan::Bands): diagonals [d0, d1) of the
@@ -150,7 +218,14 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t(                                   \
         int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
         const int* col_idx, const T* vals, const T* x, T* y) {                             \
-        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, col_idx, vals, x, y);              \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, Cols32{col_idx}, vals, x, y);      \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_u16(                             \
+        int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
+        const int* base, const i64* wptr, const unsigned* words, const int* col_idx,      \
+        const T* vals, const T* x, T* y) {                                                 \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, ColsU16{base, wptr, words, col_idx}, \
+               vals, x, y);                                                                \
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \

@@ -761,21 +761,14 @@ pub fn bench<T: Scalar, I: Index>(
                     }
                     _ => traffic,
                 },
-                // the ELL part's columns as 16-bit pairs (and the 32-bit
-                // indices where a warp's rows do not fit them), and a base
-                // column per 32 rows
-                GpuKernel::EllU16 | GpuKernel::HybU16 => match &m {
-                    DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => {
-                        let set = e.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                        match set.as_ref() {
-                            Some(Ok(n)) => Traffic {
-                                matrix: traffic.matrix.saturating_add_signed(n.extra),
-                                ..traffic
-                            },
-                            _ => traffic,
-                        }
-                    }
-                    _ => traffic,
+                // the columns as 16-bit pairs (and the 32-bit indices where
+                // a group's rows do not fit them), a base column per 32 rows
+                // (JDS: sorted rows, and a start per pair of diagonals)
+                GpuKernel::EllU16 | GpuKernel::HybU16 | GpuKernel::JdsU16 => Traffic {
+                    matrix: traffic
+                        .matrix
+                        .saturating_add_signed(m.u16_extra().unwrap_or(0)),
+                    ..traffic
                 },
                 _ => traffic,
             };
@@ -961,6 +954,11 @@ mod tests {
             sell,
             ["sell", "sell-batched", "sell-u16", "sell-u16-batched"]
         );
+        let jds: Vec<String> = kernels_for(FormatKind::Jds, 1, 1, 1, 8)
+            .into_iter()
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(jds, ["jds", "jds-u16"]);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1, 1, 8).len(), 2);
         let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1, 1, 8)
             .into_iter()

@@ -168,6 +168,24 @@ fn download_as<P: bytemuck::Pod>(
     Ok(bytemuck::pod_collect_to_vec::<u8, P>(&bytes[..len]))
 }
 
+/// The first `n` offsets in `buf` (64-bit where `wide`, else 32-bit) as
+/// `i64`.
+fn download_ofs(
+    s: &std::sync::Arc<CudaStream>,
+    buf: &CudaSlice<u8>,
+    wide: bool,
+    n: usize,
+) -> Result<Vec<i64>, GpuError> {
+    Ok(if wide {
+        download_as::<i64>(s, buf, n)?
+    } else {
+        download_as::<i32>(s, buf, n)?
+            .into_iter()
+            .map(i64::from)
+            .collect()
+    })
+}
+
 impl DevCsr {
     /// This matrix cut into `count` column panels of equal width
     /// ([`plan::panel_cuts`]; the layout of [`crate::layout::column_panels`]),
@@ -188,17 +206,7 @@ impl DevCsr {
         let npanels = cuts.len() - 1;
         let (nrows, wide) = (self.dims.nrows, self.row_ptr.wide);
         // offsets of the module's width, widened
-        let download_ofs = |buf: &CudaSlice<u8>, n: usize| -> Result<Vec<i64>, GpuError> {
-            Ok(if wide {
-                download_as::<i64>(s, buf, n)?
-            } else {
-                download_as::<i32>(s, buf, n)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()
-            })
-        };
-        let row_ptr = download_ofs(&self.row_ptr.buf, nrows + 1)?;
+        let row_ptr = download_ofs(s, &self.row_ptr.buf, wide, nrows + 1)?;
         let launch = |name: &str, threads: u64| -> Result<_, GpuError> {
             let f = ctx.function_width(crate::kernels::KernelId::CsrMerge, name, wide)?;
             Ok((f, plan::dims_for_threads(threads, plan::BLOCK)))
@@ -225,7 +233,7 @@ impl DevCsr {
                 // ncuts ints, row_ptr nrows + 1 offsets, col_idx its entries.
                 unsafe { b.launch(crate::launch::cfg(d)) }?;
             }
-            download_ofs(&out, ncuts * nrows)?
+            download_ofs(s, &out, wide, ncuts * nrows)?
         } else {
             Vec::new()
         };
@@ -359,6 +367,15 @@ pub(crate) struct DevEllU16 {
 /// 16-bit columns), or why the matrix has none.
 pub(crate) type Built<U> = std::sync::Mutex<Option<Result<U, String>>>;
 
+/// `f` of the arrays built in `slot`; `None` where they were not built or
+/// the matrix has none.
+fn built_ok<U, R>(slot: &Built<U>, f: impl FnOnce(&U) -> R) -> Option<R> {
+    let set = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    set.as_ref()?.as_ref().ok().map(f)
+}
+
 /// [`Built`] arrays locked for a launch.
 pub(crate) type BuiltGuard<'a, U> = std::sync::MutexGuard<'a, Option<Result<U, String>>>;
 
@@ -428,6 +445,46 @@ pub(crate) struct DevJds {
     pub jd_ptr: DevOfs,
     pub col_idx: DevIdx,
     pub vals: DevVals,
+    /// The 16-bit columns of `jds-u16` ([`DevJds::u16_columns`]; built on
+    /// first use, once per matrix, outside any timed product), or why this
+    /// matrix has none.
+    pub u16: Built<DevJdsU16>,
+}
+
+/// [`crate::layout::JdsU16`] on the device: per group of 32 sorted rows a
+/// base column and per row its words, as ELL's ([`DevEllU16`], whose
+/// `extra` also counts `ptr`), and where each pair of diagonals starts in
+/// the words.
+#[derive(Debug)]
+pub(crate) struct DevJdsU16 {
+    pub groups: DevEllU16,
+    pub ptr: CudaSlice<i64>,
+}
+
+impl DevJds {
+    /// Builds the 16-bit columns of `jds-u16` from this layout's arrays
+    /// (downloaded, on `s`, the stream it was uploaded on), or says why it
+    /// cannot ([`crate::layout::jds_u16`]).
+    pub(crate) fn u16_columns(
+        &self,
+        s: &std::sync::Arc<CudaStream>,
+    ) -> Result<DevJdsU16, GpuError> {
+        let jd_ptr = download_ofs(s, &self.jd_ptr.buf, self.jd_ptr.wide, self.ndiag + 1)?;
+        let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
+        cols.truncate(self.col_idx.len);
+        let h = crate::layout::jds_u16(self.dims.nrows, self.cap, &jd_ptr, &cols)?;
+        drop(cols);
+        let stored = 4 * (h.base.len() + h.words.len()) + 8 * h.ptr.len();
+        Ok(DevJdsU16 {
+            groups: DevEllU16 {
+                base: upload_i32(s, &h.base)?,
+                words: htod(s, &h.words)?,
+                narrow_rows: h.narrow.0,
+                extra: stored as i64 - 4 * h.narrow.1 as i64,
+            },
+            ptr: htod(s, &h.ptr)?,
+        })
+    }
 }
 
 /// JDS's long-row tail ([`plan::jds_tail_items`]).
@@ -513,14 +570,7 @@ impl DevSell {
     /// ([`crate::layout::sell_u16`]).
     pub(crate) fn u16_columns(&self, s: &std::sync::Arc<CudaStream>) -> Result<DevU16, GpuError> {
         let n = self.nslices;
-        let slice_ptr: Vec<i64> = if self.slice_ptr.wide {
-            download_as::<i64>(s, &self.slice_ptr.buf, n + 1)?
-        } else {
-            download_as::<i32>(s, &self.slice_ptr.buf, n + 1)?
-                .into_iter()
-                .map(i64::from)
-                .collect()
-        };
+        let slice_ptr = download_ofs(s, &self.slice_ptr.buf, self.slice_ptr.wide, n + 1)?;
         let mut widths: Vec<i32> = s.clone_dtoh(&self.slice_width.buf)?;
         widths.truncate(n);
         let mut cols: Vec<i32> = s.clone_dtoh(&self.col_idx.buf)?;
@@ -557,6 +607,17 @@ fn ofs_bytes(a: &DevOfs) -> u64 {
 }
 
 impl DeviceMatrix {
+    /// Bytes of columns the 16-bit kernel of ELL, HYB's ELL part or JDS
+    /// reads beyond the 32-bit indices' (`extra` of its built offsets);
+    /// `None` for other formats or where they were not built.
+    pub fn u16_extra(&self) -> Option<i64> {
+        match self {
+            DeviceMatrix::Ell(e) | DeviceMatrix::Hyb(e, _) => built_ok(&e.u16, |n| n.extra),
+            DeviceMatrix::Jds(j) => built_ok(&j.u16, |n| n.groups.extra),
+            _ => None,
+        }
+    }
+
     pub fn kind(&self) -> FormatKind {
         match self {
             DeviceMatrix::Coo(_) => FormatKind::Coo,
@@ -770,6 +831,7 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
         jd_ptr: upload_ofs(s, "jd_ptr", jd, offsets.wide_for(m.nnz() as u64))?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,
         vals: upload_vals(s, m.values())?,
+        u16: std::sync::Mutex::new(None),
     })
 }
 

@@ -67,6 +67,17 @@ pub enum GpuKernel {
     /// JDS, one thread per sorted row (up to a cap of diagonals; the long
     /// rows' remaining diagonals in chunks over many threads).
     Jds,
+    /// [`GpuKernel::Jds`] reading each column of the diagonals its main
+    /// kernel walks as a 16-bit offset from a base column of its 32 sorted
+    /// rows, two diagonals' in one 4-byte load (2 bytes an entry less:
+    /// stencils, banded and FEM matrices, whose rows of one length keep
+    /// their order when sorted; any matrix of at most 65535 columns); a
+    /// group whose columns lie 65535 or more apart reads the 32-bit indices,
+    /// and so does the long-row tail. The offsets are built from the layout
+    /// on first use ([`crate::layout::jds_u16`]); a matrix none of whose
+    /// groups they fit gets [`GpuError::NotApplicable`] (`bench` lists it
+    /// as skipped).
+    JdsU16,
     /// SELL-C-sigma, C threads per slice (up to a cap of slots; the wide
     /// slices' remaining slots in chunks over many threads).
     Sell,
@@ -99,7 +110,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 18] = [
+    pub const ALL: [GpuKernel; 19] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -113,6 +124,7 @@ impl GpuKernel {
         GpuKernel::Hyb,
         GpuKernel::HybU16,
         GpuKernel::Jds,
+        GpuKernel::JdsU16,
         GpuKernel::Sell,
         GpuKernel::SellBatched,
         GpuKernel::SellU16,
@@ -122,7 +134,7 @@ impl GpuKernel {
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
-    /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `sell`, `sell-batched`, `sell-u16`,
+    /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `jds-u16`, `sell`, `sell-batched`, `sell-u16`,
     /// `sell-u16-batched`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -140,6 +152,7 @@ impl GpuKernel {
             GpuKernel::Hyb => "hyb",
             GpuKernel::HybU16 => "hyb-u16",
             GpuKernel::Jds => "jds",
+            GpuKernel::JdsU16 => "jds-u16",
             GpuKernel::Sell => "sell",
             GpuKernel::SellBatched => "sell-batched",
             GpuKernel::SellU16 => "sell-u16",
@@ -161,7 +174,7 @@ impl GpuKernel {
             | GpuKernel::CsrPanels(_) => FormatKind::Csr,
             GpuKernel::Ell(_) | GpuKernel::EllU16 => FormatKind::Ell,
             GpuKernel::Hyb | GpuKernel::HybU16 => FormatKind::Hyb,
-            GpuKernel::Jds => FormatKind::Jds,
+            GpuKernel::Jds | GpuKernel::JdsU16 => FormatKind::Jds,
             GpuKernel::Sell
             | GpuKernel::SellBatched
             | GpuKernel::SellU16
@@ -276,7 +289,7 @@ pub(crate) struct Prepared<'m> {
     /// fix-up, and per panel of the matrix's panel set its chunk and the
     /// dims of its product and fix-up.
     panels: Option<PanelLaunch>,
-    /// SELL with the 16-bit columns of `DevSell::u16`.
+    /// ELL, HYB, JDS or SELL with the 16-bit columns of their `u16`.
     u16: bool,
     /// Whether `tail` (and the column panels' fix-ups) go as programmatic
     /// dependent launches ([`dependent_launch`]).
@@ -575,6 +588,22 @@ fn narrow_columns<U>(want: bool, slot: &Built<U>) -> Result<Option<BuiltGuard<'_
     }
 }
 
+/// Pushes the first arguments of JDS's and SELL's main kernels: `nrows`,
+/// diagonals or slice height, `cap` (`head`), then `blocks` (null without
+/// window-ordered blocks).
+fn sorted_head<'a>(
+    b: &mut cudarc::driver::LaunchArgs<'a>,
+    head: &'a [i32; 3],
+    blocks: Option<&'a crate::device_matrix::DevIdx>,
+    null: &'a u64,
+) {
+    b.arg(&head[0]).arg(&head[1]).arg(&head[2]);
+    match blocks {
+        Some(blocks) => b.arg(&blocks.buf),
+        None => b.arg(null),
+    };
+}
+
 /// The ELL kernel with 16-bit columns (`spmv_ell_<t>_u16`, one thread per
 /// row), for ELL or HYB's ELL part: builds the offsets first, so that a
 /// matrix they fit no warp of gets no kernel.
@@ -813,7 +842,21 @@ pub(crate) fn prepare<'m>(
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some(v))?, d));
             }
         }
-        (GpuKernel::Jds, DeviceMatrix::Jds(j)) => {
+        (GpuKernel::Jds | GpuKernel::JdsU16, DeviceMatrix::Jds(j)) => {
+            p.u16 = kernel == GpuKernel::JdsU16;
+            let v = if p.u16 {
+                // offsets first: a matrix they fit no group of gets no kernel
+                ensure_built(&j.u16, kernel.name(), || j.u16_columns(ctx.stream()))?;
+                let narrow = j.u16.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(Ok(n)) = narrow.as_ref() {
+                    p.params
+                        .insert("narrow_rows".into(), json!(n.groups.narrow_rows));
+                }
+                p.params.insert("column_bits".into(), json!(16));
+                Some("u16")
+            } else {
+                None
+            };
             let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
             p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);
             p.params.insert("diagonals".into(), json!(j.ndiag));
@@ -825,7 +868,7 @@ pub(crate) fn prepare<'m>(
             p.params
                 .insert("window_blocks".into(), json!(j.blocks.is_some()));
             if let Some(d) = threads(main_threads) {
-                p.main = Some((f(KernelId::Jds, "spmv_jds", None)?, d));
+                p.main = Some((f(KernelId::Jds, "spmv_jds", v)?, d));
             }
             if let Some(t) = &j.tail {
                 p.params.insert("tail_chunks".into(), json!(t.nchunks));
@@ -1022,35 +1065,31 @@ impl Prepared<'_> {
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Jds(j) => {
-                let nrows = j.dims.nrows as i32;
-                let ndiag = j.ndiag as i32;
-                let cap = j.cap as i32;
+                let head = [j.dims.nrows as i32, j.ndiag as i32, j.cap as i32];
                 let null: u64 = 0;
-                b.arg(&nrows).arg(&ndiag).arg(&cap);
-                match &j.blocks {
-                    Some(blocks) => b.arg(&blocks.buf),
-                    None => b.arg(&null),
-                };
+                sorted_head(&mut b, &head, j.blocks.as_deref(), &null);
                 b.arg(&j.perm.buf).arg(&j.jd_ptr.buf);
+                let set = narrow_columns(self.u16, &j.u16)?;
+                if let Some(Some(Ok(n))) = set.as_deref() {
+                    b.arg(&n.groups.base.buf).arg(&n.ptr).arg(&n.groups.words);
+                }
                 b.arg(&j.col_idx.buf)
                     .arg(&j.vals.buf)
                     .arg(&x.buf)
                     .arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_jds_<t>; blocks (when
-                // given) holds (first position, rows) pairs within nrows, one
-                // per block of the grid (plan::jds_row_blocks).
+                // SAFETY: argument list matches spmv_jds_<t> or, with the
+                // 16-bit columns (built from this layout with its cap: a
+                // base per 32 sorted rows, a start per pair of diagonals and
+                // a word per row of each pair's first), spmv_jds_<t>_u16;
+                // blocks (when given) holds (first position, rows) pairs
+                // within nrows, one per block of the grid
+                // (plan::jds_row_blocks).
                 unsafe { b.launch(main_cfg) }?;
             }
             DeviceMatrix::Sell(s) => {
-                let nrows = s.dims.nrows as i32;
-                let c = s.slice_height as i32;
-                let cap = s.cap as i32;
+                let head = [s.dims.nrows as i32, s.slice_height as i32, s.cap as i32];
                 let null: u64 = 0;
-                b.arg(&nrows).arg(&c).arg(&cap);
-                match &s.blocks {
-                    Some(blocks) => b.arg(&blocks.buf),
-                    None => b.arg(&null),
-                };
+                sorted_head(&mut b, &head, s.blocks.as_deref(), &null);
                 match &s.perm {
                     Some(p) => b.arg(&p.buf),
                     None => b.arg(&null),

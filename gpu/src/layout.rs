@@ -209,14 +209,7 @@ pub fn sell_u16<P: Index, I: Index>(
     let total = ptr.last().map_or(0, |&v| v as usize);
     let mut cols = vec![SELL_U16_PAD; total];
     // each slice's words are a disjoint window of the output
-    let mut parts: Vec<(usize, &mut [u16])> = Vec::with_capacity(nslices);
-    let mut rest: &mut [u16] = &mut cols;
-    for k in 0..nslices {
-        let (window, tail) = rest.split_at_mut((ptr[k + 1] - ptr[k]) as usize);
-        parts.push((k, window));
-        rest = tail;
-    }
-    parts
+    windows(&mut cols, &ptr)
         .into_par_iter()
         .with_min_len(256)
         .for_each(|(k, window)| {
@@ -237,6 +230,20 @@ pub fn sell_u16<P: Index, I: Index>(
         cols,
         main_slots,
     })
+}
+
+/// `out` cut at the offsets `ptr` (ascending, from 0, ending within
+/// `out`): window `k` is `ptr[k]..ptr[k + 1]`, numbered, to be filled in
+/// parallel.
+fn windows<'a, T>(out: &'a mut [T], ptr: &[i64]) -> Vec<(usize, &'a mut [T])> {
+    let mut parts = Vec::with_capacity(ptr.len().saturating_sub(1));
+    let mut rest = out;
+    for (k, w) in ptr.windows(2).enumerate() {
+        let (window, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
+        parts.push((k, window));
+        rest = tail;
+    }
+    parts
 }
 
 /// The widest span of columns a group's 16-bit offsets reach: offsets are
@@ -382,6 +389,185 @@ pub fn ell_u16<I: Index>(nrows: usize, width: usize, col_idx: &[I]) -> Result<El
         base,
         words,
         narrow_rows,
+    })
+}
+
+/// Rows of a group of `jds-u16` ([`JdsU16`]): 32 consecutive sorted rows,
+/// one base column.
+pub const JDS_U16_GROUP: usize = 32;
+
+/// The column indices of a JDS layout as the `jds-u16` kernel's main part
+/// reads them ([`jds_u16`]): per group of [`JDS_U16_GROUP`] sorted rows a
+/// base column, per entry a 16-bit offset from it, in pairs of diagonals:
+/// diagonals `2j` and `2j + 1` of sorted row `p` are the low and high half
+/// of word `ptr[j] + p` (pair `j` holds a word for each row of diagonal
+/// `2j`, so a warp's loads stay coalesced as the diagonals' are). A group
+/// whose columns lie further apart than the offsets reach has no base (-1)
+/// and its rows read the 32-bit indices. Only the diagonals the main kernel
+/// walks (below the long-row cap) are stored: the tail reads the 32-bit
+/// indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JdsU16 {
+    /// Per group, the smallest column of its entries in the main diagonals
+    /// (0 for a group without any), or -1 where they span more than 65534.
+    pub base: Vec<i32>,
+    /// `ceil(min(ndiag, cap) / 2) + 1` offsets into `words`: pair `j`
+    /// starts at `ptr[j]` and holds the rows of diagonal `2j`.
+    pub ptr: Vec<i64>,
+    /// The offsets, two a word; [`SELL_U16_PAD`] where diagonal `2j + 1`
+    /// is shorter than the row, past the cap, and in every word of a group
+    /// without a base.
+    pub words: Vec<u32>,
+    /// Sorted rows and entries of the main diagonals in groups with a base
+    /// (the 32-bit indices the kernel no longer reads).
+    pub narrow: (usize, u64),
+}
+
+impl JdsU16 {
+    /// The column of diagonal `d` of sorted row `p` as the kernel reads it
+    /// from the offsets; `None` past the stored diagonals, where the row has
+    /// no entry, or for a row of a group without a base.
+    #[must_use]
+    pub fn column(&self, d: usize, p: usize) -> Option<usize> {
+        let b = *self.base.get(p / JDS_U16_GROUP)?;
+        let (s, e) = (*self.ptr.get(d / 2)?, *self.ptr.get(d / 2 + 1)?);
+        let at = s as usize + p;
+        if b < 0 || at >= e as usize {
+            return None;
+        }
+        let w = self.words[at];
+        let o = if d % 2 == 0 { w & 0xFFFF } else { w >> 16 };
+        (o != u32::from(SELL_U16_PAD)).then(|| b as usize + o as usize)
+    }
+}
+
+/// Builds [`JdsU16`] from the arrays of a JDS layout of `nrows` sorted rows
+/// (`jd_ptr` with `ndiag + 1` offsets, the diagonals' lengths never
+/// increasing; `col_idx`) for a main kernel that walks the first `cap`
+/// diagonals: a group of [`JDS_U16_GROUP`] sorted rows gets a base where
+/// the columns of its entries there lie at most 65534 apart (stencils,
+/// banded and FEM matrices, whose rows of one length keep their order; any
+/// matrix of at most 65535 columns), else none.
+///
+/// ```
+/// use sparsetool_gpu::layout::jds_u16;
+/// // 33 sorted rows (two groups): diagonal 0 holds every row, column
+/// // p (row 32: 100 000); diagonal 1 the first 20, column p + 1; diagonal
+/// // 2 the first 3, column p + 2
+/// let mut jd_ptr = vec![0i64, 33, 53, 56];
+/// let mut cols: Vec<i32> = (0..33).collect();
+/// cols[32] = 100_000;
+/// cols.extend(1..21);
+/// cols.extend(2..5);
+/// let n = jds_u16(33, 64, &jd_ptr, &cols).unwrap();
+/// assert_eq!(n.base, vec![0, 100_000]);
+/// assert_eq!(n.ptr, vec![0, 33, 36]);
+/// assert_eq!(n.column(1, 5), Some(6));
+/// assert_eq!(n.column(1, 25), None);
+/// assert_eq!(n.column(2, 2), Some(4));
+/// assert_eq!(n.narrow, (33, 56));
+/// // a cap of one diagonal stores only it
+/// assert_eq!(jds_u16(33, 1, &jd_ptr, &cols).unwrap().ptr, vec![0, 33]);
+/// jd_ptr.pop();
+/// assert!(jds_u16(33, 64, &jd_ptr, &cols).is_err());
+/// ```
+///
+/// # Errors
+/// [`GpuError::NotApplicable`] where no group has a base (the offsets would
+/// save nothing), or where the arrays are not a JDS layout of `nrows` rows.
+pub fn jds_u16<P: Index, I: Index>(
+    nrows: usize,
+    cap: usize,
+    jd_ptr: &[P],
+    col_idx: &[I],
+) -> Result<JdsU16, GpuError> {
+    let not = |reason: String| GpuError::NotApplicable {
+        kernel: "jds-u16",
+        reason,
+    };
+    let ndiag = jd_ptr.len().saturating_sub(1);
+    let main = ndiag.min(cap);
+    let len = |d: usize| jd_ptr[d + 1].to_usize().wrapping_sub(jd_ptr[d].to_usize());
+    let layout_ok = jd_ptr.first().is_none_or(|v| v.to_usize() == 0)
+        && jd_ptr.last().is_none_or(|v| v.to_usize() == col_idx.len())
+        && (0..ndiag).all(|d| {
+            jd_ptr[d] <= jd_ptr[d + 1] && len(d) <= nrows && (d == 0 || len(d) <= len(d - 1))
+        });
+    if !layout_ok {
+        return Err(not(format!(
+            "the arrays are not a JDS layout of {nrows} rows and {} entries",
+            col_idx.len()
+        )));
+    }
+    let col = |d: usize, p: usize| col_idx[jd_ptr[d].to_usize() + p].to_i64();
+    // the main diagonals holding sorted row p: the first k with len(k) <= p
+    let main_lens: Vec<usize> = (0..main).map(len).collect();
+    let row_len = |p: usize| main_lens.partition_point(|&l| l > p);
+    let groups = nrows.div_ceil(JDS_U16_GROUP);
+    let base: Vec<(i32, u64)> = (0..groups)
+        .into_par_iter()
+        .with_min_len(256)
+        .map(|g| {
+            let rows = g * JDS_U16_GROUP..((g + 1) * JDS_U16_GROUP).min(nrows);
+            let entries: usize = rows.clone().map(row_len).sum();
+            let span = column_span(rows.flat_map(|p| (0..row_len(p)).map(move |d| col(d, p))));
+            match span {
+                None => (0, 0),
+                Some((lo, hi)) if hi - lo <= U16_SPAN => {
+                    i32::try_from(lo).map_or((-1, 0), |b| (b, entries as u64))
+                }
+                Some(_) => (-1, 0),
+            }
+        })
+        .collect();
+    let narrow_entries = base.iter().map(|&(_, e)| e).sum();
+    let base: Vec<i32> = base.into_iter().map(|(b, _)| b).collect();
+    let narrow_rows = (0..groups)
+        .filter(|&g| base[g] >= 0)
+        .map(|g| JDS_U16_GROUP.min(nrows - g * JDS_U16_GROUP))
+        .sum();
+    if narrow_rows == 0 && nrows > 0 {
+        return Err(not(format!(
+            "no group of {JDS_U16_GROUP} sorted rows has its columns within {} of each other",
+            U16_SPAN + 1
+        )));
+    }
+    let npairs = main.div_ceil(2);
+    let mut ptr = Vec::with_capacity(npairs + 1);
+    ptr.push(0i64);
+    for j in 0..npairs {
+        ptr.push(ptr[j] + len(2 * j) as i64);
+    }
+    let pad = u32::from(SELL_U16_PAD);
+    let total = ptr.last().map_or(0, |&v| v as usize);
+    let mut words = vec![pad | pad << 16; total];
+    // each pair's words are a disjoint window of the output
+    windows(&mut words, &ptr)
+        .into_par_iter()
+        .for_each(|(j, window)| {
+            let (d0, d1) = (2 * j, 2 * j + 1);
+            let len1 = if d1 < main { len(d1) } else { 0 };
+            window
+                .par_iter_mut()
+                .with_min_len(1 << 14)
+                .enumerate()
+                .for_each(|(p, w)| {
+                    let b = i64::from(base[p / JDS_U16_GROUP]);
+                    if b >= 0 {
+                        let hi = if p < len1 {
+                            (col(d1, p) - b) as u32
+                        } else {
+                            pad
+                        };
+                        *w = (col(d0, p) - b) as u32 | hi << 16;
+                    }
+                });
+        });
+    Ok(JdsU16 {
+        base,
+        ptr,
+        words,
+        narrow: (narrow_rows, narrow_entries),
     })
 }
 

@@ -611,6 +611,48 @@ pub fn spmv_jds<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
 ) -> Vec<f64> {
+    let main = |_: usize, _: usize, idx: usize| col_idx[idx].to_usize();
+    jds_ref(nrows, (cap, perm, jd_ptr, col_idx), main, vals, x)
+}
+
+/// Reference of `spmv_jds_<t>_u16` and `spmv_jds_<t>_tail`: [`spmv_jds`]
+/// with the main kernel's column of diagonal `d` of sorted row `p` read
+/// from `narrow` (built with the same `cap`, [`crate::layout::jds_u16`])
+/// where its group of 32 rows has a base, else from `col_idx`; the tail
+/// reads `col_idx`.
+#[must_use]
+#[allow(clippy::too_many_arguments)] // the kernel's own parameters, as spmv_sell_u16
+pub fn spmv_jds_u16<T: Scalar, I: Index>(
+    nrows: usize,
+    cap: usize,
+    perm: &[I],
+    jd_ptr: &[I],
+    col_idx: &[I],
+    narrow: &crate::layout::JdsU16,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
+    let main = |d: usize, p: usize, idx: usize| {
+        if narrow.base[p / crate::layout::JDS_U16_GROUP] >= 0 {
+            // a stored offset for every entry of the main diagonals (an
+            // out-of-range index fails the product's comparison)
+            narrow.column(d, p).unwrap_or(usize::MAX)
+        } else {
+            col_idx[idx].to_usize()
+        }
+    };
+    jds_ref(nrows, (cap, perm, jd_ptr, col_idx), main, vals, x)
+}
+
+/// The walk of [`spmv_jds`] with the main launch's column of diagonal `d`
+/// of sorted row `p` (entry `idx`) from `main_col`.
+fn jds_ref<T: Scalar, I: Index>(
+    nrows: usize,
+    (cap, perm, jd_ptr, col_idx): (usize, &[I], &[I], &[I]),
+    main_col: impl Fn(usize, usize, usize) -> usize,
+    vals: &[T],
+    x: &[T],
+) -> Vec<f64> {
     let cap = cap.max(1);
     let ndiag = jd_ptr.len().saturating_sub(1);
     let dlen = |d: usize| jd_ptr[d + 1].to_usize() - jd_ptr[d].to_usize();
@@ -626,16 +668,22 @@ pub fn spmv_jds<T: Scalar, I: Index>(
         }
         lo
     };
-    let walk = |p: usize, d0: usize, d1: usize| -> f64 {
-        jd_ptr[d0..d1]
-            .iter()
-            .map(|start| {
-                let idx = start.to_usize() + p;
-                vals[idx].re() * x[col_idx[idx].to_usize()].re()
+    let walk_with = |p: usize, d0: usize, d1: usize, col: &dyn Fn(usize, usize) -> usize| -> f64 {
+        (d0..d1)
+            .map(|d| {
+                let idx = jd_ptr[d].to_usize() + p;
+                x.get(col(d, idx))
+                    .map_or(f64::NAN, |xc| vals[idx].re() * xc.re())
             })
             .sum()
     };
-    let main = |p: usize| walk(p, 0, run_end(p, 0, ndiag.min(cap)));
+    let walk =
+        |p: usize, d0: usize, d1: usize| walk_with(p, d0, d1, &|_, idx| col_idx[idx].to_usize());
+    let main = |p: usize| {
+        walk_with(p, 0, run_end(p, 0, ndiag.min(cap)), &|d, idx| {
+            main_col(d, p, idx)
+        })
+    };
     let blocks = crate::plan::jds_row_blocks(nrows, ndiag, dlen, |p| perm[p].to_usize());
     let mut y = if blocks.is_empty() {
         scatter_rows(nrows, Some(perm), main)
@@ -1126,8 +1174,8 @@ mod tests {
 
     /// The 16-bit ELL columns reproduce the product on every test matrix
     /// and on one whose second group of 32 rows spans 150 000 columns (no
-    /// base: its rows read the 32-bit indices), as ELL and as HYB's ELL
-    /// part.
+    /// base: its rows read the 32-bit indices), as ELL, as HYB's ELL part
+    /// and (JDS's groups of 32 sorted rows) as JDS.
     #[test]
     fn ell_u16_reference_reproduces_the_product() {
         let mut all = matrices();
@@ -1180,6 +1228,22 @@ mod tests {
             let c = h.coo();
             spmv_coo(c.rows(), c.cols(), c.values(), &x, &mut yh);
             close(&yh, &y);
+            // JDS's 16-bit columns, at caps that leave a tail or none
+            let j = sparsetool_convert::csr_to_jds(&a);
+            for cap in [1, 3, 256] {
+                let jn = crate::layout::jds_u16(j.nrows(), cap, j.jd_ptr(), j.col_idx()).unwrap();
+                let (perm, ptr, cols) = (j.perm(), j.jd_ptr(), j.col_idx());
+                let yj = spmv_jds_u16(j.nrows(), cap, perm, ptr, cols, &jn, j.values(), &x);
+                close(&yj, &y);
+                if a.ncols() == 200_000 {
+                    // sorted by length, row 40 (4 entries) comes first: its
+                    // fourth entry (column 150 000) leaves the first group
+                    // without a base where the main kernel walks it
+                    let want = if cap >= 4 { (-1, 68) } else { (0, 100) };
+                    assert_eq!((jn.base[0].min(0), jn.narrow.0), want, "cap {cap}");
+                    assert!(jn.base[1..].iter().all(|&b| b >= 0), "cap {cap}");
+                }
+            }
         }
     }
 

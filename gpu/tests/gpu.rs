@@ -14,7 +14,7 @@ use sparsetool_convert::HybWidth;
 use sparsetool_convert::{from_csr, transposed_csr, ConvertParams};
 use sparsetool_fixtures::seed;
 use sparsetool_formats::{
-    Complex32, Complex64, Coo, Csr, Ell, FormatKind, Index, MatrixRef, Precision, Scalar, Sell,
+    Complex32, Complex64, Coo, Csr, Ell, FormatKind, Index, Jds, MatrixRef, Precision, Scalar, Sell,
 };
 use sparsetool_gpu::layout;
 use sparsetool_gpu::reference::{rel_error, spmv_ref, tolerance};
@@ -202,6 +202,26 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
         rp.push(ci.len() as i32);
     }
     v.push(("band-100k".into(), csr(n, n, rp, ci, va)));
+    // banded, 140k columns, and every 5000th row 20 entries more across
+    // them: sorted by length, those rows' group of 32 lies beyond 16-bit
+    // offsets and reads the 32-bit indices, every other group fits
+    // (jds-u16's and ell-u16's groups of both kinds in one product)
+    let (n, m) = (70_000usize, 140_000usize);
+    let (mut rp, mut ci, mut va) = (vec![0i32], Vec::new(), Vec::new());
+    for i in 0..n {
+        let mut cols: Vec<usize> = (i..i + 3).collect();
+        if i % 5000 == 0 {
+            cols.extend((0..20).map(|k| (i + 3 + k * 6_997) % m));
+            cols.sort_unstable();
+            cols.dedup();
+        }
+        for j in cols {
+            ci.push(j as i32);
+            va.push(1.0 + ((i * 5 + j) % 13) as f64 / 8.0);
+        }
+        rp.push(ci.len() as i32);
+    }
+    v.push(("band-far-rows".into(), csr(n, m, rp, ci, va)));
     // 2D 5-point Laplacian on a 70x70 grid
     v.push((
         "laplace2d-70".into(),
@@ -474,13 +494,26 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
             }
             (MatrixRef::Jds(m), GpuKernel::Jds) => r::spmv_jds(
                 m.nrows(),
-                plan::long_row_cap(m.nrows(), m.nnz(), m.jd_ptr().len().saturating_sub(1)),
+                jds_cap(m),
                 m.perm(),
                 m.jd_ptr(),
                 m.col_idx(),
                 m.values(),
                 x,
             ),
+            (MatrixRef::Jds(m), GpuKernel::JdsU16) => {
+                let narrow = jds_u16_of(m).map_err(|e| e.to_string())?;
+                r::spmv_jds_u16(
+                    m.nrows(),
+                    jds_cap(m),
+                    m.perm(),
+                    m.jd_ptr(),
+                    m.col_idx(),
+                    &narrow,
+                    m.values(),
+                    x,
+                )
+            }
             (MatrixRef::Sell(m), GpuKernel::SellU16 | GpuKernel::SellU16Batched) => {
                 let narrow = sell_u16_of(m).map_err(|e| e.to_string())?;
                 r::spmv_sell_u16(
@@ -521,6 +554,16 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
 fn sell_cap<T: Scalar, I: Index>(m: &Sell<T, I>) -> usize {
     let longest = m.slice_width().iter().map(|w| w.to_usize()).max();
     sparsetool_gpu::plan::long_row_cap(m.nrows(), m.nnz(), longest.unwrap_or(0))
+}
+
+/// Diagonals a thread of the JDS kernel walks on `m` (as the upload plans).
+fn jds_cap<T: Scalar, I: Index>(m: &Jds<T, I>) -> usize {
+    sparsetool_gpu::plan::long_row_cap(m.nrows(), m.nnz(), m.jd_ptr().len().saturating_sub(1))
+}
+
+/// The 16-bit columns of `jds-u16` for `m`, or why it has none.
+fn jds_u16_of<T: Scalar, I: Index>(m: &Jds<T, I>) -> Result<layout::JdsU16, GpuError> {
+    layout::jds_u16(m.nrows(), jds_cap(m), m.jd_ptr(), m.col_idx())
 }
 
 /// A failure unless `y` is the refusal of a kernel that does not apply
@@ -650,6 +693,15 @@ fn check_kernel<T: Scalar, I: Index>(
         GpuKernel::Jds => {
             let j = sparsetool_convert::csr_to_jds(a);
             check(label, run(&MatrixRef::Jds(&j), &x, kernel));
+        }
+        GpuKernel::JdsU16 => {
+            let j = sparsetool_convert::csr_to_jds(a);
+            let y = run(&MatrixRef::Jds(&j), &x, kernel);
+            // no group's columns within 16 bits: refused, and says so
+            match jds_u16_of(&j) {
+                Err(why) => conv_fails.extend(not_refused(name, &label, &why, y)),
+                Ok(_) => check(label, y),
+            }
         }
         GpuKernel::Sell
         | GpuKernel::SellBatched
@@ -973,8 +1025,14 @@ fn bench_small_matrix_all_ok() {
             // at most 30 000 columns: the 16-bit kernels always run (ELL's
             // where the matrix has an ELL layout)
             let has_ell = rep.results.iter().any(|k| k.kernel == "ell");
-            let u16s = ["sell-u16", "sell-u16-batched", "hyb-u16", "ell-u16"];
-            for kernel in &u16s[..if has_ell { 4 } else { 3 }] {
+            let u16s = [
+                "sell-u16",
+                "sell-u16-batched",
+                "hyb-u16",
+                "jds-u16",
+                "ell-u16",
+            ];
+            for kernel in &u16s[..if has_ell { 5 } else { 4 }] {
                 assert!(
                     rep.results.iter().any(|k| k.kernel == *kernel
                         && k.params.get("column_bits") == Some(&serde_json::json!(16))),

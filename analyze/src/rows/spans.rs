@@ -40,15 +40,16 @@ pub struct ColumnSpans {
 /// Whether a group of columns `lo..=hi` takes 16-bit offsets: they lie at
 /// most [`U16_SPAN`] apart and the base fits an `i32` (the kernels' base
 /// column). A group without entries does (its base is 0).
-fn fits((lo, hi): (u32, u32)) -> bool {
+pub(crate) fn fits((lo, hi): (u32, u32)) -> bool {
     lo > hi || (u64::from(hi - lo) <= U16_SPAN && lo <= i32::MAX as u32)
 }
 
-fn union(a: (u32, u32), b: (u32, u32)) -> (u32, u32) {
+pub(crate) fn union(a: (u32, u32), b: (u32, u32)) -> (u32, u32) {
     (a.0.min(b.0), a.1.max(b.1))
 }
 
-const EMPTY: (u32, u32) = (u32::MAX, 0);
+/// The span of a group without entries.
+pub(crate) const EMPTY: (u32, u32) = (u32::MAX, 0);
 
 fn col32(j: u64) -> u32 {
     u32::try_from(j).unwrap_or(u32::MAX)
@@ -74,6 +75,13 @@ impl ColumnSpans {
             })
             .collect();
         Self { groups }
+    }
+
+    /// The span of the group of [`SPAN_GROUP`] rows holding row `i`;
+    /// `None` where the spans were not recorded.
+    #[must_use]
+    pub fn group_of_row(&self, i: u64) -> Option<(u32, u32)> {
+        self.groups.get((i / SPAN_GROUP as u64) as usize).copied()
     }
 
     /// Rows (of `nrows`) in groups whose columns take 16-bit offsets: every
