@@ -3,7 +3,8 @@
 # NVRTC needs no device, only its library, which NVIDIA publishes on PyPI (nvidia-cuda-nvrtc, CUDA 13, the
 # version the GPU machines run). The wheel is fetched once into target/nvrtc; then the unit test
 # `every_source_compiles_with_nvrtc` runs with it and must not report itself skipped. With
-#   PTXAS=1  also fetches nvidia-cuda-nvcc's ptxas and prints each ELL/SELL kernel's registers and spills (sm_90).
+#   PTXAS=1  also fetches nvidia-cuda-nvcc's ptxas and prints each ELL/SELL kernel's registers and spills (sm_90);
+#            PTXAS_FILES="jds sell" picks the sources (default "ell sell").
 # CI runs this (.ci/run); a kernel that does not compile fails here instead of on the first GPU run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
