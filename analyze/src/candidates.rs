@@ -39,8 +39,9 @@ pub struct Work {
     /// [`Work::matrix_bytes`] with 16-bit column offsets, for the layouts
     /// whose GPU kernels read them where the columns allow
     /// ([`crate::rows::spans`]): ELL and HYB's ELL part per group of 32
-    /// rows (the other groups keep 32-bit indices), SELL where every slice
-    /// fits. `None` for the other layouts, where no group fits, and in
+    /// rows and JDS per group of 32 sorted rows (the other groups keep
+    /// 32-bit indices), SELL where every slice fits. `None` for CSR and
+    /// COO, where no group fits (JDS: or the offsets save no bytes), and in
     /// results written before it was counted (calibration then takes it
     /// from the timed `-u16` kernels' bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -60,7 +61,8 @@ impl Work {
 /// `sparsetool-gpu`'s `jds-u16` counts them: a base column per 32 sorted
 /// rows, a start per pair of the diagonals its main kernel walks (up to
 /// `cap`) and the pairs' words replace the 32-bit indices of the entries of
-/// the groups that fit ([`crate::rows::Lengths::jds_u16`]).
+/// the groups that fit ([`crate::rows::Lengths::jds_u16`]); `None` where
+/// that saves no bytes (the GPU then refuses the kernel).
 fn jds_u16_bytes(
     matrix_bytes: u64,
     rl: &RowLengths,
@@ -71,12 +73,13 @@ fn jds_u16_bytes(
     let (narrow, words) = rl.rows.jds_u16(counts, &rl.spans, rl.ncols, cap)?;
     let groups = sh.nrows.div_ceil(crate::rows::spans::SPAN_GROUP as u64);
     let starts = sh.max_len.min(u64::from(cap)).div_ceil(2) + 1;
-    Some(
-        matrix_bytes
-            .saturating_add(groups.saturating_add(words).saturating_mul(4))
-            .saturating_add(starts.saturating_mul(8))
-            .saturating_sub(narrow.saturating_mul(4)),
-    )
+    let stored = groups
+        .saturating_add(words)
+        .saturating_mul(4)
+        .saturating_add(starts.saturating_mul(8));
+    // as the GPU, none where they would not save bytes
+    (stored < narrow.saturating_mul(4))
+        .then(|| matrix_bytes.saturating_add(stored) - narrow.saturating_mul(4))
 }
 
 /// [`Work::u16_bytes`] of an ELL part of `width` slots over `nrows` rows,
@@ -434,10 +437,11 @@ mod tests {
         }
         // JDS sorted by length: row 40 first, then rows 0.. in order; the
         // first two groups of 32 sorted rows (rows 0..64) include rows of
-        // original group 1 (rows 32..64, with row 40's far column) and take
-        // no offsets, the others do (sparsetool-gpu's jds_u16: a base per
-        // 32 sorted rows, a start per pair of the 4 diagonals and one more,
-        // 2 words a row)
+        // original group 1 (rows 32..64, with row 40's far column), so the
+        // count (bounding a group by its rows' original groups) gives them
+        // no offsets, though sparsetool-gpu's jds_u16 gives the second one
+        // a base; the others take them (a base per 32 sorted rows, a start
+        // per pair of the 4 diagonals and one more, 2 words a row)
         let jds = f.candidates.iter().find(|c| c.layout == Layout::Jds);
         let w = jds.unwrap().work;
         let narrow = 3 * n as u64 + 1 - (4 + 31 * 3 + 32 * 3);

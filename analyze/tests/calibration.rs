@@ -154,14 +154,17 @@ fn sell_candidates_count_the_16_bit_offsets_the_gpu_kernels_read() {
     );
 }
 
-/// JDS's count of `jds-u16`'s bytes against the H200 runs of the landed
-/// kernel on the same matrices: each sorted group of 32 rows is bounded by
-/// the spans of the groups of original rows it comes from, so the count
-/// never takes a group the GPU does not (never below the GPU's bytes). It
-/// is exact on the stencil, the FEM-like and two of the real matrices and
-/// within 1 % on the circuit; on the road network (luxembourg) the bound
-/// misses groups that fit (19 % more bytes); on the power law it finds no
-/// group, where the GPU takes offsets for 3 % of the rows.
+/// JDS's count of `jds-u16`'s bytes against the H200 runs of the kernel on
+/// the same matrices (run before it refused layouts where its offsets save
+/// no bytes): each sorted group of 32 rows is bounded by the spans of the
+/// groups of original rows it comes from, so the count never takes a group
+/// the GPU does not (never below the GPU's bytes). It is exact on the
+/// stencil, the FEM-like and two of the real matrices and within 1 % on the
+/// circuit. It counts none on the power law, where the GPU took offsets for
+/// 3 % of the rows and moved more bytes than `jds` (the kernel now refuses
+/// such a layout), and none on the road network (luxembourg), where the
+/// bound misses groups that fit: 19 % more bytes than the GPU's, no fewer
+/// than `jds`'s.
 #[test]
 fn jds_candidates_count_the_16_bit_offsets_the_gpu_kernel_reads() {
     use sparsetool_analyze::Features;
@@ -171,20 +174,19 @@ fn jds_candidates_count_the_16_bit_offsets_the_gpu_kernel_reads() {
         let f = Features::new(rl, 4);
         let c = f.candidates.iter().find(|c| c.layout == Layout::Jds);
         let w = c.unwrap().work;
-        let gpu = gpu_u16_bytes(&j, "jds", w.vector_bytes);
-        let (Some(got), Some(want)) = (w.u16_bytes, gpu) else {
-            assert_eq!(
-                name, "pl22-1m",
-                "counted {:?}, the GPU moved {gpu:?}",
-                w.u16_bytes
-            );
+        let gpu = gpu_u16_bytes(&j, "jds", w.vector_bytes).expect("a jds-u16 result");
+        let Some(got) = w.u16_bytes else {
+            match name.as_str() {
+                "pl22-1m" => assert!(gpu > w.matrix_bytes, "{name}: the GPU moved {gpu}"),
+                "real-luxembourg" => assert!(gpu < w.matrix_bytes, "{name}: the GPU moved {gpu}"),
+                _ => panic!("{name}: counted none, the GPU moved {gpu}"),
+            }
             continue;
         };
-        let rel = got as f64 / want as f64 - 1.0;
-        let most = if name == "real-luxembourg" { 0.2 } else { 0.01 };
+        let rel = got as f64 / gpu as f64 - 1.0;
         assert!(
-            (0.0..=most).contains(&rel),
-            "{name}: counted {got}, the GPU moved {want}"
+            (0.0..=0.01).contains(&rel) && got < w.matrix_bytes,
+            "{name}: counted {got}, the GPU moved {gpu}"
         );
     }
 }

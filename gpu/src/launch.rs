@@ -75,8 +75,8 @@ pub enum GpuKernel {
     /// group whose columns lie 65535 or more apart reads the 32-bit indices,
     /// and so does the long-row tail. The offsets are built from the layout
     /// on first use ([`crate::layout::jds_u16`]); a matrix none of whose
-    /// groups they fit gets [`GpuError::NotApplicable`] (`bench` lists it
-    /// as skipped).
+    /// groups they fit, or where they would save no bytes, gets
+    /// [`GpuError::NotApplicable`] (`bench` lists it as skipped).
     JdsU16,
     /// SELL-C-sigma, C threads per slice (up to a cap of slots; the wide
     /// slices' remaining slots in chunks over many threads).

@@ -466,15 +466,17 @@ impl JdsU16 {
 /// assert_eq!(n.column(1, 25), None);
 /// assert_eq!(n.column(2, 2), Some(4));
 /// assert_eq!(n.narrow, (33, 56));
-/// // a cap of one diagonal stores only it
-/// assert_eq!(jds_u16(33, 1, &jd_ptr, &cols).unwrap().ptr, vec![0, 33]);
+/// // a cap of one diagonal: a word a row for one 32-bit index, refused
+/// assert!(jds_u16(33, 1, &jd_ptr, &cols).is_err());
 /// jd_ptr.pop();
 /// assert!(jds_u16(33, 64, &jd_ptr, &cols).is_err());
 /// ```
 ///
 /// # Errors
-/// [`GpuError::NotApplicable`] where no group has a base (the offsets would
-/// save nothing), or where the arrays are not a JDS layout of `nrows` rows.
+/// [`GpuError::NotApplicable`] where no group has a base, or the bases,
+/// starts and words would take as many bytes as the 32-bit indices they
+/// replace (rows of one entry, few groups with a base), or where the arrays
+/// are not a JDS layout of `nrows` rows.
 pub fn jds_u16<P: Index, I: Index>(
     nrows: usize,
     cap: usize,
@@ -520,7 +522,7 @@ pub fn jds_u16<P: Index, I: Index>(
             }
         })
         .collect();
-    let narrow_entries = base.iter().map(|&(_, e)| e).sum();
+    let narrow_entries: u64 = base.iter().map(|&(_, e)| e).sum();
     let base: Vec<i32> = base.into_iter().map(|(b, _)| b).collect();
     let narrow_rows = (0..groups)
         .filter(|&g| base[g] >= 0)
@@ -540,6 +542,16 @@ pub fn jds_u16<P: Index, I: Index>(
     }
     let pad = u32::from(SELL_U16_PAD);
     let total = ptr.last().map_or(0, |&v| v as usize);
+    // the bases, starts and words read instead of the narrow entries'
+    // 32-bit indices: a matrix of short rows (one entry a word) or few
+    // narrow groups would move more
+    let stored = 4 * (groups + total) as u64 + 8 * ptr.len() as u64;
+    if stored >= 4 * narrow_entries {
+        return Err(not(format!(
+            "its 16-bit offsets would take {stored} bytes to replace {} of 32-bit indices",
+            4 * narrow_entries
+        )));
+    }
     let mut words = vec![pad | pad << 16; total];
     // each pair's words are a disjoint window of the output
     windows(&mut words, &ptr)

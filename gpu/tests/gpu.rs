@@ -202,16 +202,18 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
         rp.push(ci.len() as i32);
     }
     v.push(("band-100k".into(), csr(n, n, rp, ci, va)));
-    // banded, 140k columns, and every 5000th row 20 entries more across
-    // them: sorted by length, those rows' group of 32 lies beyond 16-bit
-    // offsets and reads the 32-bit indices, every other group fits
-    // (jds-u16's and ell-u16's groups of both kinds in one product)
+    // banded, 140k columns, and every 5000th row 7 entries more, 20 000
+    // columns apart: sorted by length, those 14 rows lead the first group
+    // of 32, whose columns (all walked: rows of at most 10 entries fit the
+    // cap) lie beyond 16-bit offsets, so its rows read the 32-bit indices;
+    // every other group fits (jds-u16's groups of both kinds in one
+    // product, and a warp of ell-u16's first group without a base)
     let (n, m) = (70_000usize, 140_000usize);
     let (mut rp, mut ci, mut va) = (vec![0i32], Vec::new(), Vec::new());
     for i in 0..n {
         let mut cols: Vec<usize> = (i..i + 3).collect();
         if i % 5000 == 0 {
-            cols.extend((0..20).map(|k| (i + 3 + k * 6_997) % m));
+            cols.extend((0..7).map(|k| k * 20_000));
             cols.sort_unstable();
             cols.dedup();
         }
@@ -221,7 +223,13 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
         }
         rp.push(ci.len() as i32);
     }
-    v.push(("band-far-rows".into(), csr(n, m, rp, ci, va)));
+    let far = csr(n, m, rp, ci, va);
+    // the claim above, checked on the layout the kernel reads
+    let j = sparsetool_convert::csr_to_jds(&far);
+    let narrow = jds_u16_of(&j).expect("jds-u16 applies");
+    assert_eq!(narrow.base[0], -1, "band-far-rows: first group");
+    assert!(narrow.base[1..].iter().all(|&b| b >= 0), "band-far-rows");
+    v.push(("band-far-rows".into(), far));
     // 2D 5-point Laplacian on a 70x70 grid
     v.push((
         "laplace2d-70".into(),
