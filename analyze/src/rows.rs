@@ -389,10 +389,11 @@ impl Lengths {
     ) -> Option<(u64, u64)> {
         let groups = self.sorted_groups(counts);
         let walked = |c: u32| u64::from(c.min(cap));
-        let words = self.nonzero().map(|(_, c)| walked(c).div_ceil(2)).sum();
+        let (all, words) = self.nonzero().fold((0, 0), |(n, w), (_, c)| {
+            (n + walked(c), w + walked(c).div_ceil(2))
+        });
         if ncols as u64 <= spans::U16_SPAN + 1 {
-            let narrow = self.nonzero().map(|(_, c)| walked(c)).sum();
-            return (narrow > 0).then_some((narrow, words));
+            return (all > 0).then_some((all, words));
         }
         let mut span = vec![spans::EMPTY; groups];
         let mut entries = vec![0u64; groups];

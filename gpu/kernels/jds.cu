@@ -40,9 +40,6 @@
 // global load on each thread's dependent chain (on small matrices, where
 // that chain is the product's time).
 #define JDS_STAGED 256
-#ifndef JDS_U16_UNROLL
-#define JDS_U16_UNROLL 2
-#endif
 
 // What a thread of the main kernel sums over the first len diagonals of
 // sorted row p (their starts staged in jd): through the stored 32-bit
@@ -96,9 +93,10 @@ struct ColsU16 {
         const T* xb = x + b;
         T s = T(0);
         // whole pairs, their loads unconditional (so that the unrolled
-        // trips' loads issue together), then an odd row's last diagonal
+        // trips' loads issue together), then an odd row's last diagonal;
+        // four pairs a trip were no faster and spilled in complex128
         const int full = len >> 1;
-#pragma unroll JDS_U16_UNROLL
+#pragma unroll 2
         for (int j = 0; j < full; ++j) {
             const unsigned pr = ldcs(words + wp[j] + p);
             const T v0 = ldcs(vals + (i64)jd[2 * j] + p);

@@ -369,7 +369,7 @@ pub(crate) type Built<U> = std::sync::Mutex<Option<Result<U, String>>>;
 
 /// `f` of the arrays built in `slot`; `None` where they were not built or
 /// the matrix has none.
-fn built_ok<U, R>(slot: &Built<U>, f: impl FnOnce(&U) -> R) -> Option<R> {
+pub(crate) fn built_ok<U, R>(slot: &Built<U>, f: impl FnOnce(&U) -> R) -> Option<R> {
     let set = slot
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -11,7 +11,8 @@ use std::sync::PoisonError;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{
-    ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix, MergePlan,
+    built_ok, ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix,
+    MergePlan,
 };
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
@@ -615,9 +616,8 @@ fn ell_u16_main(
     dtype: ValueType,
 ) -> Result<(), GpuError> {
     ensure_built(&e.u16, kernel.name(), || e.u16_columns(ctx.stream()))?;
-    let narrow = e.u16.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(Ok(n)) = narrow.as_ref() {
-        p.params.insert("narrow_rows".into(), json!(n.narrow_rows));
+    if let Some(rows) = built_ok(&e.u16, |n| n.narrow_rows) {
+        p.params.insert("narrow_rows".into(), json!(rows));
     }
     p.u16 = true;
     p.lanes = 1;
@@ -847,10 +847,8 @@ pub(crate) fn prepare<'m>(
             let v = if p.u16 {
                 // offsets first: a matrix they fit no group of gets no kernel
                 ensure_built(&j.u16, kernel.name(), || j.u16_columns(ctx.stream()))?;
-                let narrow = j.u16.lock().unwrap_or_else(PoisonError::into_inner);
-                if let Some(Ok(n)) = narrow.as_ref() {
-                    p.params
-                        .insert("narrow_rows".into(), json!(n.groups.narrow_rows));
+                if let Some(rows) = built_ok(&j.u16, |n| n.groups.narrow_rows) {
+                    p.params.insert("narrow_rows".into(), json!(rows));
                 }
                 p.params.insert("column_bits".into(), json!(16));
                 Some("u16")

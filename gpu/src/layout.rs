@@ -258,6 +258,16 @@ fn column_span(cols: impl Iterator<Item = i64>) -> Option<(i64, i64)> {
     })
 }
 
+/// Rows (of `nrows`) in the groups of 32 whose `base` is a column (not
+/// -1): those whose columns `ell-u16` and `jds-u16` read as offsets.
+fn rows_with_base(base: &[i32], nrows: usize) -> usize {
+    base.iter()
+        .enumerate()
+        .filter(|&(_, &b)| b >= 0)
+        .map(|(g, _)| ELL_U16_GROUP.min(nrows - g * ELL_U16_GROUP))
+        .sum()
+}
+
 /// Rows of a group of `ell-u16` and `hyb-u16` ([`EllU16`]): one warp of
 /// the kernel, one thread per row.
 pub const ELL_U16_GROUP: usize = 32;
@@ -355,10 +365,7 @@ pub fn ell_u16<I: Index>(nrows: usize, width: usize, col_idx: &[I]) -> Result<El
             }
         })
         .collect();
-    let narrow_rows = (0..groups)
-        .filter(|&g| base[g] >= 0)
-        .map(|g| ELL_U16_GROUP.min(nrows - g * ELL_U16_GROUP))
-        .sum();
+    let narrow_rows = rows_with_base(&base, nrows);
     if narrow_rows == 0 && nrows > 0 {
         return Err(not(format!(
             "no group of {ELL_U16_GROUP} rows has its columns within {} of each other",
@@ -393,8 +400,8 @@ pub fn ell_u16<I: Index>(nrows: usize, width: usize, col_idx: &[I]) -> Result<El
 }
 
 /// Rows of a group of `jds-u16` ([`JdsU16`]): 32 consecutive sorted rows,
-/// one base column.
-pub const JDS_U16_GROUP: usize = 32;
+/// one base column (as [`ELL_U16_GROUP`]'s rows).
+pub const JDS_U16_GROUP: usize = ELL_U16_GROUP;
 
 /// The column indices of a JDS layout as the `jds-u16` kernel's main part
 /// reads them ([`jds_u16`]): per group of [`JDS_U16_GROUP`] sorted rows a
@@ -524,10 +531,7 @@ pub fn jds_u16<P: Index, I: Index>(
         .collect();
     let narrow_entries: u64 = base.iter().map(|&(_, e)| e).sum();
     let base: Vec<i32> = base.into_iter().map(|(b, _)| b).collect();
-    let narrow_rows = (0..groups)
-        .filter(|&g| base[g] >= 0)
-        .map(|g| JDS_U16_GROUP.min(nrows - g * JDS_U16_GROUP))
-        .sum();
+    let narrow_rows = rows_with_base(&base, nrows);
     if narrow_rows == 0 && nrows > 0 {
         return Err(not(format!(
             "no group of {JDS_U16_GROUP} sorted rows has its columns within {} of each other",
