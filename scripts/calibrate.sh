@@ -18,11 +18,11 @@ RESULTS=${RESULTS:-bench/results/2026-11-27-h100-corpus-ell-u16 bench/results/20
 REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
 # the run-to-run noise: an earlier H100 corpus (533167a) and its repeat with the same binaries
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
-H200=${H200:-bench/results/2026-11-24-h200-corpus3}
+H200=${H200:-bench/results/2026-11-28-h200-corpus}
 # the quick profiles `sparsetool calibrate` wrote on each GPU, refitted from their saved runs (runs/) with the
 # time model's current terms: `bash scripts/calibrate.sh DIR/runs DIR/<gpu>-quick-refit.json <gpu>-quick`
 H100_QUICK=${H100_QUICK:-bench/results/2026-11-24-h100-calibrate5/h100-quick-refit.json}
-H200_QUICK=${H200_QUICK:-bench/results/2026-11-24-h200-calibrate5/h200-quick-refit.json}
+H200_QUICK=${H200_QUICK:-bench/results/2026-11-28-h200-calibrate/h200-quick-refit.json}
 # Held out of the fit: half of the real matrices (every other one, by name) and three generated
 # families (circuit-like, power-law alpha 2.5 and FEM-like) at every size.
 HOLDOUT=${HOLDOUT:-real-add32,real-bcsstk13,real-cryg2500,real-Groebner_id2003_aug,real-luxembourg,real-memplus_rhs1,real-rajat01,real-CA-HepPh,circ-,pl25-,fem-}
