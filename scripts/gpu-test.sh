@@ -18,7 +18,9 @@
 # BUDGET, EXT (container of generated matrices: spb (default) or mtx),
 # MEASURE_DTYPES="f32 f64" (value types of the analyze --measure step, default f32),
 # SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_MEASURE=1, MATRICES="kind:rows:k:alpha[:max_row_len] ...",
-# BENCH_ARGS (more flags for every bench, e.g. "--offsets 64").
+# BENCH_ARGS (more flags for every bench, e.g. "--offsets 64"),
+# PACK=1 (everything under $OUT packed into $OUT/gpu-test.tgz, the loose files removed: the device tool brings back
+# at most eight files from a call).
 set -uo pipefail
 ST=${1:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
 GT=${2:?usage: gpu-test.sh SPARSETOOL_BIN GPU_TEST_BIN [GPU_UNIT_TEST_BIN]}
@@ -227,5 +229,11 @@ if rows:
     print("floor: x-gather floor in CSR order, ms (column indices + x gathered, nothing else); ceil: the %copy of the best "
           "layout's bytes at the floor's time")
 PY
-echo "logs and JSON: $OUT"
+if [ "${PACK:-0}" = 1 ]; then
+    tar czf "$WORK/gpu-test.tgz" -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv "$WORK/gpu-test.tgz" "$OUT/" \
+        || { echo "PACK: could not pack $OUT"; status=1; }
+    echo "logs and JSON: $OUT/gpu-test.tgz"
+else
+    echo "logs and JSON: $OUT"
+fi
 exit $status
