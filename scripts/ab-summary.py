@@ -4,24 +4,26 @@ cuSPARSE's fastest in A and in B (cuSPARSE's time / ours: above 1 means ours is 
 
     python3 scripts/ab-summary.py DIR [KERNEL ...]     DIR holds a1/json, b1/json, a2/json, ...; KERNEL: only these
 """
-import glob, json, os, re, sys
+import glob, os, re, sys
+
+from results import json_files, load_json, stem
 
 root, only = sys.argv[1], set(sys.argv[2:])
 side = {'a': {}, 'b': {}}  # side -> run -> kernel label -> best median (ms)
 wrong = []  # results that failed bench's check
 for d in sorted(glob.glob(os.path.join(root, '[ab][0-9]*'))):
     s = os.path.basename(d)[0]
-    for f in glob.glob(os.path.join(d, 'json', '*.json')):
+    for f in json_files(os.path.join(d, 'json')):
         try:
-            j = json.load(open(f))
+            j = load_json(f)
         except (ValueError, OSError):
             continue
         if not isinstance(j, dict) or 'results' not in j:
             continue
-        run = side[s].setdefault(os.path.basename(f)[:-5], {})
+        run = side[s].setdefault(stem(f), {})
         for r in j['results']:
             if not r.get('ok', True):
-                wrong.append(f"{os.path.basename(d)} {os.path.basename(f)[:-5]} {r['kernel']}")
+                wrong.append(f"{os.path.basename(d)} {stem(f)} {r['kernel']}")
             if not r.get('median_ms') or not r.get('ok', True):
                 continue
             # a sweep times some kernels on several layouts: name the layout

@@ -3,17 +3,19 @@ fastest algorithm and their ratio (cuSPARSE's time / ours: above 1 means ours is
 
     python3 scripts/corpus-summary.py DIR [DIR ...]     later folders replace earlier ones' runs of the same name
 """
-import glob, json, os, sys
+import os, sys
+
+from results import json_files, load_json, stem
 
 runs = {}
 for d in sys.argv[1:]:
-    for f in glob.glob(os.path.join(d, '*.json')):
+    for f in json_files(d):
         try:
-            j = json.load(open(f))
+            j = load_json(f)
         except (ValueError, OSError):
             continue
         if isinstance(j, dict) and 'results' in j:
-            runs[os.path.basename(f)[:-5]] = j
+            runs[stem(f)] = j
 below = 0
 for name, j in sorted(runs.items()):
     res = [r for r in j['results'] if r.get('median_ms')]

@@ -10,7 +10,9 @@ its format's arrays with their padding, x read once, y written once) at the run'
 (`copy_gbps`). The x-gather floor leaves out the values and y, so in f64 on short rows a format's stream floor
 alone can be 3x the gather floor; a kernel near 1.0x stream is bandwidth-bound, one far above it serialises.
 """
-import argparse, collections, glob, json, os
+import argparse, collections
+
+from results import json_files, load_json, stem
 
 ap = argparse.ArgumentParser()
 ap.add_argument('dir')
@@ -21,11 +23,11 @@ want = set(filter(None, a.formats.split(',')))
 best = collections.defaultdict(dict)   # (run, format) -> variant -> (us, kernel)
 floor = {}
 variants = []
-for f in sorted(glob.glob(os.path.join(a.dir, '*.json'))):
-    stem = os.path.basename(f)[:-5]
-    run, _, var = stem.rpartition('-cap') if '-cap' in stem else (stem, '', '')
+for f in json_files(a.dir):
+    name = stem(f)
+    run, _, var = name.rpartition('-cap') if '-cap' in name else (name, '', '')
     try:
-        j = json.load(open(f))
+        j = load_json(f)
     except ValueError:
         continue
     if not isinstance(j, dict) or 'results' not in j or not j.get('gather_floor_ms'):

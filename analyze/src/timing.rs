@@ -761,30 +761,45 @@ pub fn load_sweep_dirs<P: AsRef<std::path::Path>>(
     Ok(out)
 }
 
-/// Every sweep result (`*.json` with `features`) in `dir`, sorted by file
-/// name: `(matrix, run)`, the matrix name being the file stem without its
-/// `-<dtype>` suffix (`l2d-1m-f32.json` → `l2d-1m`).
+/// Every sweep result (`*.json` with `features`, or the same gzipped as
+/// `*.json.gz`, as the repository stores older raw results) in `dir`, sorted
+/// by file name: `(matrix, run)`, the matrix name being the file name
+/// without `.json[.gz]` and its `-<dtype>` suffix (`l2d-1m-f32.json` →
+/// `l2d-1m`).
 ///
 /// # Errors
-/// A message naming the file that cannot be read or parsed.
+/// A message naming the file that cannot be read, decompressed or parsed.
 pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, String> {
+    use std::io::Read;
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut paths: Vec<std::path::PathBuf> = entries
+    let mut files: Vec<(std::path::PathBuf, String, bool)> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let (stem, gz) = match name.strip_suffix(".json.gz") {
+                Some(s) => (s.to_string(), true),
+                None => (name.strip_suffix(".json")?.to_string(), false),
+            };
+            Some((p, stem, gz))
+        })
         .collect();
-    paths.sort();
+    files.sort();
     let mut out = Vec::new();
-    for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    for (p, stem, gz) in files {
+        let io = |e: std::io::Error| format!("{}: {e}", p.display());
+        let text = if gz {
+            let mut s = String::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(&p).map_err(io)?)
+                .read_to_string(&mut s)
+                .map_err(io)?;
+            s
+        } else {
+            std::fs::read_to_string(&p).map_err(io)?
+        };
         let Some(run) = SweepRun::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?
         else {
             continue;
         };
-        let stem = p
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let matrix = stem
             .strip_suffix(&format!("-{}", run.dtype))
             .unwrap_or(&stem)

@@ -190,3 +190,44 @@ fn jds_candidates_count_the_16_bit_offsets_the_gpu_kernel_reads() {
         );
     }
 }
+
+/// A folder of gzipped results (`*.json.gz`, as the repository stores older
+/// raw results) loads the same runs, under the same names, as the plain
+/// files, and a corrupt archive is an error that names it.
+#[test]
+fn gzipped_results_load_as_the_plain_ones() {
+    use std::io::Write;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bench/results/2026-11-28-h200-jds-u16/bytes");
+    let plain = tempfile::tempdir().unwrap();
+    let gz = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(plain.path().join(&name), &bytes).unwrap();
+        let f = std::fs::File::create(gz.path().join(format!("{name}.gz"))).unwrap();
+        let mut w = flate2::write::GzEncoder::new(f, flate2::Compression::default());
+        w.write_all(&bytes).unwrap();
+        w.finish().unwrap();
+        n += 1;
+    }
+    assert!(n >= 2, "{n} stored runs in {}", src.display());
+    let a = sparsetool_analyze::timing::load_sweep_dir(plain.path()).unwrap();
+    let b = sparsetool_analyze::timing::load_sweep_dir(gz.path()).unwrap();
+    assert_eq!(a.len(), b.len());
+    assert!(!a.is_empty());
+    for ((ma, ra), (mb, rb)) in a.iter().zip(&b) {
+        assert_eq!(ma, mb);
+        assert!(!ma.ends_with(".json") && !ma.contains(".gz"), "{ma}");
+        assert_eq!(ra.dtype, rb.dtype);
+        assert_eq!(ra.samples().len(), rb.samples().len());
+    }
+    std::fs::write(gz.path().join("broken-f32.json.gz"), b"not gzip").unwrap();
+    let e = sparsetool_analyze::timing::load_sweep_dir(gz.path()).unwrap_err();
+    assert!(e.contains("broken-f32.json.gz"), "{e}");
+}
