@@ -786,18 +786,16 @@ pub fn load_sweep_dir(dir: &std::path::Path) -> Result<Vec<(String, SweepRun)>, 
     files.sort();
     let mut out = Vec::new();
     for (p, stem, gz) in files {
-        let io = |e: std::io::Error| format!("{}: {e}", p.display());
-        let text = if gz {
-            let mut s = String::new();
-            flate2::read::GzDecoder::new(std::fs::File::open(&p).map_err(io)?)
-                .read_to_string(&mut s)
-                .map_err(io)?;
-            s
+        let at = |e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+        let file = std::fs::File::open(&p).map_err(|e| at(&e))?;
+        let mut text = String::new();
+        if gz {
+            flate2::read::GzDecoder::new(file).read_to_string(&mut text)
         } else {
-            std::fs::read_to_string(&p).map_err(io)?
-        };
-        let Some(run) = SweepRun::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?
-        else {
+            std::io::BufReader::new(file).read_to_string(&mut text)
+        }
+        .map_err(|e| at(&e))?;
+        let Some(run) = SweepRun::from_json(&text).map_err(|e| at(&e))? else {
             continue;
         };
         let matrix = stem
