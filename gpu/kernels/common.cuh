@@ -249,6 +249,38 @@ template <int BATCH>
 struct SlotBatch<cdouble, BATCH> {
     static constexpr int value = BATCH / 2;
 };
+// The batched loop over n slots (slot_sum below, and `jds-batched` in
+// jds.cu): load(k, s, c, v) gives slot s's column index and value (index
+// -1 past the thread's slots), slot k of its batch; the next K slots are
+// loaded before this batch's gathers from x, after next() (slot_sum moves
+// its index there: an index computed from s spilled up to 144 bytes in the
+// 32-register kernels, ptxas -v).
+template <int K, typename T, typename Load, typename Next>
+__device__ __forceinline__ T slot_batches(int n, Load load, Next next,
+                                          const T* __restrict__ x) {
+    int cn[K];
+    T vn[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) load(k, k, cn[k], vn[k]);
+    T sum = T(0);
+    for (int b = 0; b < n; b += K) {
+        int c[K];
+        T v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            c[k] = cn[k];
+            v[k] = vn[k];
+        }
+        next();
+#pragma unroll
+        for (int k = 0; k < K; ++k) load(k, b + K + k, cn[k], vn[k]);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (c[k] >= 0) sum += v[k] * ld(x + c[k]);
+        }
+    }
+    return sum;
+}
 template <int K, typename T>
 __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const int* __restrict__ col_idx,
                                       const T* __restrict__ vals, const T* __restrict__ x) {
@@ -266,36 +298,14 @@ __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const int* __res
         }
         return sum;
     } else {
-    int cn[K];
-    T vn[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        const bool in = k < n;
-        cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
-        vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
-    }
-    T sum = T(0);
-    for (int b = 0; b < n; b += K) {
-        int c[K];
-        T v[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            c[k] = cn[k];
-            v[k] = vn[k];
-        }
-        idx += K * step;
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            const bool in = b + K + k < n;
-            cn[k] = in ? ldcs(col_idx + idx + k * step) : -1;
-            vn[k] = in ? ldcs(vals + idx + k * step) : T(0);
-        }
-#pragma unroll
-        for (int k = 0; k < K; ++k) {
-            if (c[k] >= 0) sum += v[k] * ld(x + c[k]);
-        }
-    }
-    return sum;
+        // slot s (k of its batch, which starts at idx) and its value
+        // (padding past the thread's n slots)
+        auto load = [&](int k, int s, int& c, T& v) {
+            const bool in = s < n;
+            c = in ? ldcs(col_idx + idx + k * step) : -1;
+            v = in ? ldcs(vals + idx + k * step) : T(0);
+        };
+        return slot_batches<K>(n, load, [&] { idx += K * step; }, x);
     }
 }
 
@@ -308,6 +318,39 @@ __device__ __forceinline__ T slot_sum(i64 idx, i64 step, int n, const int* __res
 // half past an odd width. Built by layout::sell_u16 (for the first `cap`
 // slots) and layout::ell_u16.
 #define SELL_U16_PAD 0xFFFFu
+
+// The batched loop over np pairs of 16-bit columns (pair_sum below, and
+// `jds-u16-batched` in jds.cu): load(q, pr, a, b) gives pair q's word and
+// its two values (a word of SELL_U16_PAD halves past the thread's pairs),
+// the next KP pairs are loaded before this batch's gathers from xb.
+template <int KP, typename T, typename Load>
+__device__ __forceinline__ T pair_batches(int np, Load load, const T* __restrict__ xb) {
+    T sum = T(0);
+    unsigned pn[KP];
+    T an[KP], bn[KP];
+#pragma unroll
+    for (int k = 0; k < KP; ++k) load(k, pn[k], an[k], bn[k]);
+    for (int j = 0; j < np; j += KP) {
+        unsigned pr[KP];
+        T a[KP], b[KP];
+#pragma unroll
+        for (int k = 0; k < KP; ++k) {
+            pr[k] = pn[k];
+            a[k] = an[k];
+            b[k] = bn[k];
+        }
+        // the next batch's pairs
+#pragma unroll
+        for (int k = 0; k < KP; ++k) load(j + KP + k, pn[k], an[k], bn[k]);
+#pragma unroll
+        for (int k = 0; k < KP; ++k) {
+            const unsigned c0 = pr[k] & 0xFFFFu, c1 = pr[k] >> 16;
+            if (c0 != SELL_U16_PAD) sum += a[k] * ld(xb + (int)c0);
+            if (c1 != SELL_U16_PAD) sum += b[k] * ld(xb + (int)c1);
+        }
+    }
+    return sum;
+}
 
 // Sum over the first n slots of a thread whose values start at vidx, C
 // apart, its column pairs at cp, C words apart; KP = 0: a plain loop (2
@@ -337,29 +380,7 @@ __device__ __forceinline__ T pair_sum(i64 vidx, i64 C, int n, const unsigned* __
             a = 2 * q < n ? ldcs(vals + vidx + (i64)(2 * q) * C) : T(0);
             b = 2 * q + 1 < n ? ldcs(vals + vidx + (i64)(2 * q + 1) * C) : T(0);
         };
-        unsigned pn[KP];
-        T an[KP], bn[KP];
-#pragma unroll
-        for (int k = 0; k < KP; ++k) load(k, pn[k], an[k], bn[k]);
-        for (int j = 0; j < np; j += KP) {
-            unsigned pr[KP];
-            T a[KP], b[KP];
-#pragma unroll
-            for (int k = 0; k < KP; ++k) {
-                pr[k] = pn[k];
-                a[k] = an[k];
-                b[k] = bn[k];
-            }
-            // the next batch's pairs
-#pragma unroll
-            for (int k = 0; k < KP; ++k) load(j + KP + k, pn[k], an[k], bn[k]);
-#pragma unroll
-            for (int k = 0; k < KP; ++k) {
-                const unsigned c0 = pr[k] & 0xFFFFu, c1 = pr[k] >> 16;
-                if (c0 != SELL_U16_PAD) sum += a[k] * ld(x + base + (int)c0);
-                if (c1 != SELL_U16_PAD) sum += b[k] * ld(x + base + (int)c1);
-            }
-        }
+        sum = pair_batches<KP>(np, load, x + base);
     }
     return sum;
 }

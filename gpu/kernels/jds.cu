@@ -46,6 +46,16 @@
 // indices (Cols32), or `jds-u16`'s 16-bit offsets (ColsU16). begin(p) is
 // issued before the row length's search, so that a load it needs overlaps
 // it; stage() stages per-block starts beside jd's.
+//
+// K = 0: a plain loop unrolled by 4 (`jds`, `jds-u16`). K > 0 (`jds-batched`,
+// `jds-u16-batched`, under SLOT_BOUNDS_DEEP's 64 registers): batches of K
+// diagonals (KP pairs), the next batch's indices and values loaded before
+// this batch's x gathers, as slot_sum's batches (common.cuh). On the H200
+// (BENCHMARKS.md, issue 17) the batches took FEM matrices of 30 entries a
+// row in f64 from 37.0 to 34.4 us (270k rows, `jds-batched`) and 190.0 to
+// 180.6 us (1.8M rows, `jds-u16-batched`), but lost up to 1.5x on rows of
+// 5 entries (half the resident threads): `bench` times both.
+template <int K>
 struct Cols32 {
     const int* __restrict__ col_idx;
     __device__ __forceinline__ void stage(int) const {}
@@ -55,10 +65,21 @@ struct Cols32 {
                                      const T* __restrict__ vals,
                                      const T* __restrict__ x) const {
         T s = T(0);
+        if constexpr (K == 0) {
 #pragma unroll 4
-        for (int d = 0; d < len; ++d) {
-            const i64 idx = (i64)jd[d] + p;
-            s += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+            for (int d = 0; d < len; ++d) {
+                const i64 idx = (i64)jd[d] + p;
+                s += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+            }
+        } else {
+            // diagonal d's index and value (index -1 past the row's length)
+            auto load = [&](int, int d, int& c, T& v) {
+                const bool in = d < len;
+                const i64 idx = (i64)jd[in ? d : 0] + p;
+                c = in ? ldcs(col_idx + idx) : -1;
+                v = in ? ldcs(vals + idx) : T(0);
+            };
+            s = slot_batches<K>(len, load, [] {}, x);
         }
         return s;
     }
@@ -70,6 +91,7 @@ struct Cols32 {
 // less). A group whose columns lie 65535 or more apart (base -1) reads the
 // 32-bit indices; when the main blocks run in window order a warp may hold
 // rows of two groups, so that branch is per thread.
+template <int KP>
 struct ColsU16 {
     const int* __restrict__ base;
     const i64* __restrict__ wptr;
@@ -88,7 +110,7 @@ struct ColsU16 {
     __device__ __forceinline__ T sum(int b, i64 p, int len, const ofs_t* jd,
                                      const T* __restrict__ vals,
                                      const T* __restrict__ x) const {
-        if (b < 0) return Cols32{col_idx}.sum(0, p, len, jd, vals, x);
+        if (b < 0) return Cols32<2 * KP>{col_idx}.sum(0, p, len, jd, vals, x);
         const i64* wp = staged();
         const T* xb = x + b;
         T s = T(0);
@@ -96,13 +118,25 @@ struct ColsU16 {
         // trips' loads issue together), then an odd row's last diagonal;
         // four pairs a trip were no faster and spilled in complex128
         const int full = len >> 1;
+        if constexpr (KP == 0) {
 #pragma unroll 2
-        for (int j = 0; j < full; ++j) {
-            const unsigned pr = ldcs(words + wp[j] + p);
-            const T v0 = ldcs(vals + (i64)jd[2 * j] + p);
-            const T v1 = ldcs(vals + (i64)jd[2 * j + 1] + p);
-            s += v0 * ld(xb + (int)(pr & 0xFFFFu));
-            s += v1 * ld(xb + (int)(pr >> 16));
+            for (int j = 0; j < full; ++j) {
+                const unsigned pr = ldcs(words + wp[j] + p);
+                const T v0 = ldcs(vals + (i64)jd[2 * j] + p);
+                const T v1 = ldcs(vals + (i64)jd[2 * j + 1] + p);
+                s += v0 * ld(xb + (int)(pr & 0xFFFFu));
+                s += v1 * ld(xb + (int)(pr >> 16));
+            }
+        } else {
+            // whole pair q's offsets and values (padding past the row's pairs)
+            auto load = [&](int q, unsigned& pr, T& v0, T& v1) {
+                const bool in = q < full;
+                const int i = in ? q : 0;
+                pr = in ? ldcs(words + wp[i] + p) : (SELL_U16_PAD << 16 | SELL_U16_PAD);
+                v0 = in ? ldcs(vals + (i64)jd[2 * i] + p) : T(0);
+                v1 = in ? ldcs(vals + (i64)jd[2 * i + 1] + p) : T(0);
+            };
+            s = pair_batches<KP>(full, load, xb);
         }
         if (len & 1) {
             const unsigned pr = ldcs(words + wp[full] + p);
@@ -212,19 +246,24 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     atomic_add(y + ld(perm + p), sum);
 }
 
+// spmv_jds_<t>: the plain loop, spmv_jds_<t>_deep: batches of 8 diagonals
+// (complex128 4) under 64 registers; spmv_jds_<t>_u16 and _u16_deep the
+// same over `jds-u16`'s pairs (4 pairs a batch, complex128 2).
+#define JDS_MAIN(t, T, suffix, BOUNDS, IDX, COLS)                                          \
+    extern "C" __global__ void BOUNDS spmv_jds_##t##suffix(                                \
+        int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
+        IDX, const T* vals, const T* x, T* y) {                                            \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, COLS, vals, x, y);                 \
+    }
+#define JDS_I32 const int *col_idx
+#define JDS_U16 const int *base, const i64 *wptr, const unsigned *words, const int *col_idx
 #define JDS(t, T)                                                                          \
-    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t(                                   \
-        int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
-        const int* col_idx, const T* vals, const T* x, T* y) {                             \
-        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, Cols32{col_idx}, vals, x, y);      \
-    }                                                                                      \
-    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_u16(                             \
-        int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
-        const int* base, const i64* wptr, const unsigned* words, const int* col_idx,      \
-        const T* vals, const T* x, T* y) {                                                 \
-        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, ColsU16{base, wptr, words, col_idx}, \
-               vals, x, y);                                                                \
-    }                                                                                      \
+    JDS_MAIN(t, T, , SPMV_BOUNDS, JDS_I32, Cols32<0>{col_idx})                             \
+    JDS_MAIN(t, T, _deep, SLOT_BOUNDS_DEEP, JDS_I32,                                       \
+             (Cols32<SlotBatch<T, 8>::value>{col_idx}))                                    \
+    JDS_MAIN(t, T, _u16, SPMV_BOUNDS, JDS_U16, (ColsU16<0>{base, wptr, words, col_idx}))   \
+    JDS_MAIN(t, T, _u16_deep, SLOT_BOUNDS_DEEP, JDS_U16,                                   \
+             (ColsU16<SlotBatch<T, 8>::value / 2>{base, wptr, words, col_idx}))            \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \

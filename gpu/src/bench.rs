@@ -764,7 +764,10 @@ pub fn bench<T: Scalar, I: Index>(
                 // the columns as 16-bit pairs (and the 32-bit indices where
                 // a group's rows do not fit them), a base column per 32 rows
                 // (JDS: sorted rows, and a start per pair of diagonals)
-                GpuKernel::EllU16 | GpuKernel::HybU16 | GpuKernel::JdsU16 => Traffic {
+                GpuKernel::EllU16
+                | GpuKernel::HybU16
+                | GpuKernel::JdsU16
+                | GpuKernel::JdsU16Batched => Traffic {
                     matrix: traffic
                         .matrix
                         .saturating_add_signed(m.u16_extra().unwrap_or(0)),
@@ -958,7 +961,7 @@ mod tests {
             .into_iter()
             .map(|k| k.1)
             .collect();
-        assert_eq!(jds, ["jds", "jds-u16"]);
+        assert_eq!(jds, ["jds", "jds-batched", "jds-u16", "jds-u16-batched"]);
         assert_eq!(kernels_for(FormatKind::Coo, 1, 1, 1, 8).len(), 2);
         let csc: Vec<String> = kernels_for(FormatKind::Csc, 1, 1, 1, 8)
             .into_iter()

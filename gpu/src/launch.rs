@@ -79,6 +79,17 @@ pub enum GpuKernel {
     /// groups they fit, or where they would save no bytes, gets
     /// [`GpuError::NotApplicable`] (`bench` lists it as skipped).
     JdsU16,
+    /// [`GpuKernel::Jds`] with each thread's column indices and values
+    /// loaded a batch of 8 diagonals (complex128 4) ahead of its `x`
+    /// gathers, under a 64-register cap (half the resident threads). Faster
+    /// on rows of about 30 entries in f64 (FEM matrices), slower on short
+    /// rows (BENCHMARKS.md, issue 17), so `bench` times both and the
+    /// one-shot products run [`GpuKernel::Jds`].
+    JdsBatched,
+    /// [`GpuKernel::JdsU16`] with batched loads as
+    /// [`GpuKernel::JdsBatched`]'s: batches of 4 pairs of diagonals
+    /// (complex128 2).
+    JdsU16Batched,
     /// SELL-C-sigma, C threads per slice (up to a cap of slots; the wide
     /// slices' remaining slots in chunks over many threads).
     Sell,
@@ -101,7 +112,8 @@ pub enum GpuKernel {
     SellU16,
     /// [`GpuKernel::SellU16`] with batched loads as
     /// [`GpuKernel::SellBatched`]'s deep kernel: batches of 4 pairs (8
-    /// slots; complex128 2 pairs) under a 64-register cap.
+    /// slots; complex128 2 pairs) under a 64-register cap, 48 in f64
+    /// (five blocks a multiprocessor, unspilled).
     SellU16Batched,
     /// CSC `y = A x`: the COO atomic kernel (`spmv_coo_<t>`) on the CSC's
     /// entries in column order (row indices as stored, columns expanded
@@ -111,7 +123,7 @@ pub enum GpuKernel {
 
 impl GpuKernel {
     /// Every kernel (automatic parameters).
-    pub const ALL: [GpuKernel; 19] = [
+    pub const ALL: [GpuKernel; 21] = [
         GpuKernel::CooAtomic,
         GpuKernel::CooSegmented,
         GpuKernel::CsrScalar,
@@ -125,7 +137,9 @@ impl GpuKernel {
         GpuKernel::Hyb,
         GpuKernel::HybU16,
         GpuKernel::Jds,
+        GpuKernel::JdsBatched,
         GpuKernel::JdsU16,
+        GpuKernel::JdsU16Batched,
         GpuKernel::Sell,
         GpuKernel::SellBatched,
         GpuKernel::SellU16,
@@ -135,7 +149,8 @@ impl GpuKernel {
 
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
-    /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `jds-u16`, `sell`, `sell-batched`, `sell-u16`,
+    /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `jds-batched`, `jds-u16`, `jds-u16-batched`, `sell`,
+    /// `sell-batched`, `sell-u16`,
     /// `sell-u16-batched`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -154,6 +169,8 @@ impl GpuKernel {
             GpuKernel::HybU16 => "hyb-u16",
             GpuKernel::Jds => "jds",
             GpuKernel::JdsU16 => "jds-u16",
+            GpuKernel::JdsBatched => "jds-batched",
+            GpuKernel::JdsU16Batched => "jds-u16-batched",
             GpuKernel::Sell => "sell",
             GpuKernel::SellBatched => "sell-batched",
             GpuKernel::SellU16 => "sell-u16",
@@ -175,7 +192,10 @@ impl GpuKernel {
             | GpuKernel::CsrPanels(_) => FormatKind::Csr,
             GpuKernel::Ell(_) | GpuKernel::EllU16 => FormatKind::Ell,
             GpuKernel::Hyb | GpuKernel::HybU16 => FormatKind::Hyb,
-            GpuKernel::Jds | GpuKernel::JdsU16 => FormatKind::Jds,
+            GpuKernel::Jds
+            | GpuKernel::JdsBatched
+            | GpuKernel::JdsU16
+            | GpuKernel::JdsU16Batched => FormatKind::Jds,
             GpuKernel::Sell
             | GpuKernel::SellBatched
             | GpuKernel::SellU16
@@ -659,6 +679,16 @@ fn slot_variant(
     }
 }
 
+/// Slots (JDS: diagonals) a batch of the `_deep` kernels loads ahead
+/// (`slot_batch` in the report), 0 for the plain loop.
+fn deep_batch(deep: bool, dtype: ValueType) -> u32 {
+    if deep {
+        plan::slot_batch(plan::DEEP_SLOTS, dtype.size(), dtype.complex)
+    } else {
+        0
+    }
+}
+
 /// The segmented COO kernel for `c`: `segmented_merge` where
 /// [`plan::coo_merge`] says so (the report's `block_merge`), else
 /// `segmented`.
@@ -842,8 +872,14 @@ pub(crate) fn prepare<'m>(
                 p.tail = Some((f(KernelId::Coo, "spmv_coo", Some(v))?, d));
             }
         }
-        (GpuKernel::Jds | GpuKernel::JdsU16, DeviceMatrix::Jds(j)) => {
-            p.u16 = kernel == GpuKernel::JdsU16;
+        (
+            GpuKernel::Jds | GpuKernel::JdsBatched | GpuKernel::JdsU16 | GpuKernel::JdsU16Batched,
+            DeviceMatrix::Jds(j),
+        ) => {
+            p.u16 = matches!(kernel, GpuKernel::JdsU16 | GpuKernel::JdsU16Batched);
+            let deep = matches!(kernel, GpuKernel::JdsBatched | GpuKernel::JdsU16Batched);
+            p.params
+                .insert("slot_batch".into(), json!(deep_batch(deep, dtype)));
             let v = if p.u16 {
                 // offsets first: a matrix they fit no group of gets no kernel
                 ensure_built(&j.u16, kernel.name(), || j.u16_columns(ctx.stream()))?;
@@ -851,9 +887,9 @@ pub(crate) fn prepare<'m>(
                     p.params.insert("narrow_rows".into(), json!(rows));
                 }
                 p.params.insert("column_bits".into(), json!(16));
-                Some("u16")
+                Some(if deep { "u16_deep" } else { "u16" })
             } else {
-                None
+                deep.then_some("deep")
             };
             let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
             p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);
@@ -893,12 +929,8 @@ pub(crate) fn prepare<'m>(
                     // offsets first: a matrix they do not fit gets no kernel
                     ensure_built(&s.u16, kernel.name(), || s.u16_columns(ctx.stream()))?;
                     let deep = kernel == GpuKernel::SellU16Batched;
-                    let batch = if deep {
-                        plan::slot_batch(plan::DEEP_SLOTS, dtype.size(), dtype.complex)
-                    } else {
-                        0
-                    };
-                    p.params.insert("slot_batch".into(), json!(batch));
+                    p.params
+                        .insert("slot_batch".into(), json!(deep_batch(deep, dtype)));
                     p.params.insert("column_bits".into(), json!(16));
                     Some(if deep { "u16_deep" } else { "u16" })
                 } else {

@@ -500,7 +500,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 );
                 y
             }
-            (MatrixRef::Jds(m), GpuKernel::Jds) => r::spmv_jds(
+            (MatrixRef::Jds(m), GpuKernel::Jds | GpuKernel::JdsBatched) => r::spmv_jds(
                 m.nrows(),
                 jds_cap(m),
                 m.perm(),
@@ -509,7 +509,7 @@ fn cpu_runner<T: Scalar, I: Index>() -> Box<Runner<'static, T, I>> {
                 m.values(),
                 x,
             ),
-            (MatrixRef::Jds(m), GpuKernel::JdsU16) => {
+            (MatrixRef::Jds(m), GpuKernel::JdsU16 | GpuKernel::JdsU16Batched) => {
                 let narrow = jds_u16_of(m).map_err(|e| e.to_string())?;
                 r::spmv_jds_u16(
                     m.nrows(),
@@ -698,11 +698,11 @@ fn check_kernel<T: Scalar, I: Index>(
             let c = sparsetool_convert::csr_to_csc(a);
             check(label, run(&MatrixRef::Csc(&c), &x, kernel));
         }
-        GpuKernel::Jds => {
+        GpuKernel::Jds | GpuKernel::JdsBatched => {
             let j = sparsetool_convert::csr_to_jds(a);
             check(label, run(&MatrixRef::Jds(&j), &x, kernel));
         }
-        GpuKernel::JdsU16 => {
+        GpuKernel::JdsU16 | GpuKernel::JdsU16Batched => {
             let j = sparsetool_convert::csr_to_jds(a);
             let y = run(&MatrixRef::Jds(&j), &x, kernel);
             // no group's columns within 16 bits: refused, and says so
@@ -1038,9 +1038,10 @@ fn bench_small_matrix_all_ok() {
                 "sell-u16-batched",
                 "hyb-u16",
                 "jds-u16",
+                "jds-u16-batched",
                 "ell-u16",
             ];
-            for kernel in &u16s[..if has_ell { 5 } else { 4 }] {
+            for kernel in &u16s[..if has_ell { 6 } else { 5 }] {
                 assert!(
                     rep.results.iter().any(|k| k.kernel == *kernel
                         && k.params.get("column_bits") == Some(&serde_json::json!(16))),
