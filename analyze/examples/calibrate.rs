@@ -242,10 +242,12 @@ struct Args {
     samples: Option<PathBuf>,
 }
 
-/// `--gpu LABEL=RESULTS[,model=OUT.json][,quick=QUICK.json]`.
+/// `--gpu LABEL=RESULTS[+MORE...][,model=OUT.json][,quick=QUICK.json]`:
+/// the folders after the first replace its runs in the formats they
+/// measured, as `--results` does.
 struct OtherGpu {
     label: String,
-    results: PathBuf,
+    results: Vec<PathBuf>,
     model: Option<PathBuf>,
     quick: Option<PathBuf>,
 }
@@ -254,11 +256,16 @@ impl OtherGpu {
     fn parse(v: &str) -> Result<Self, String> {
         let (label, rest) = v
             .split_once('=')
-            .ok_or("--gpu takes LABEL=RESULTS[,model=OUT][,quick=FILE]")?;
+            .ok_or("--gpu takes LABEL=RESULTS[+MORE][,model=OUT][,quick=FILE]")?;
         let mut parts = rest.split(',');
         let mut g = OtherGpu {
             label: label.to_string(),
-            results: parts.next().unwrap_or_default().into(),
+            results: parts
+                .next()
+                .unwrap_or_default()
+                .split('+')
+                .map(PathBuf::from)
+                .collect(),
             model: None,
             quick: None,
         };
@@ -639,7 +646,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         gpu_rows(&mut r, &device, &cases, &held, &model, quick.as_ref());
         for g in &args.gpus {
-            let gcases = cases_of(std::slice::from_ref(&g.results))?;
+            let gcases = cases_of(&g.results)?;
             let gtrain: Vec<&Case> = gcases.iter().filter(|c| !held(c)).collect();
             let gdevice = gcases
                 .first()
@@ -649,7 +656,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &gdevice,
                 &format!(
                     "{} ({} of {} matrix x dtype runs; {})",
-                    g.results.display(),
+                    g.results
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     gtrain.len(),
                     gcases.len(),
                     held_text(&args.holdout)
