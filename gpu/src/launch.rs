@@ -150,8 +150,7 @@ impl GpuKernel {
     /// Name used in reports: `coo`, `coo-segmented`, `csr-scalar`,
     /// `csr-vector`, `csr-balanced`, `csr-merge`, `csr-binned`, `csr-panels`, `ell`,
     /// `ell-u16`, `hyb`, `hyb-u16`, `jds`, `jds-batched`, `jds-u16`, `jds-u16-batched`, `sell`,
-    /// `sell-batched`, `sell-u16`,
-    /// `sell-u16-batched`, `csc-scatter`.
+    /// `sell-batched`, `sell-u16`, `sell-u16-batched`, `csc-scatter`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
