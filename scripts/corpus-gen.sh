@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by the GPU machine's benchmark scripts: `corpus_gen NAME OUT` writes the matrix NAME of
-# bench/corpus.tsv (seed 1) to OUT with `$ST gen` (ST: the sparsetool binary, default /tmp/b/sparsetool);
-# a name the corpus does not list, or a failed generation, returns 1 with a line on stderr.
+# bench/corpus.tsv (seed 1) to OUT with `$ST gen` (ST: the sparsetool binary, default /tmp/b/sparsetool;
+# gen's report on stdout); a name the corpus does not list returns 1 with a line on stderr, a failed
+# generation gen's status.
 corpus_gen() {
     local name=$1 out=$2 kind rows cols k alpha maxlen
     read -r _ kind rows cols k alpha maxlen < <(awk -v n="$name" '$1 == n' bench/corpus.tsv) || true
@@ -10,5 +11,5 @@ corpus_gen() {
     [ "$cols" != - ] && args+=(--cols "$cols")
     [ "$alpha" != - ] && args+=(--alpha "$alpha")
     [ "$maxlen" != - ] && args+=(--max-row-len "$maxlen")
-    "${ST:-/tmp/b/sparsetool}" gen "${args[@]}" -o "$out" --force > /dev/null || { echo "$name: gen FAILED" >&2; return 1; }
+    "${ST:-/tmp/b/sparsetool}" gen "${args[@]}" -o "$out" --force
 }

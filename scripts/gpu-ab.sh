@@ -7,6 +7,7 @@
 #   FORMATS=jds,sell    bench --formats (default every one)       REPS=20    BUDGET=540 seconds
 #   GEN="l2d-20k fem-100k"   the generated matrices (default: every corpus matrix of up to ~1M entries)
 set -uo pipefail
+source scripts/corpus-gen.sh
 ST=${ST:-.device/bin/sparsetool}
 W=${WORK:-/tmp/sparsetool-ab}
 GEN=${GEN:-l2d-20k l3d-1m fem-100k fem-1m uni-100k uni-1m pl22-100k pl22-1m circ-1m empty-1m dense-1m}
@@ -23,13 +24,9 @@ run() { # name file
     done; done
     unset "${AB_VAR:?}"
 }
-while read -r name kind rows cols k alpha maxlen; do
+while read -r name _; do
     case " $GEN " in *" $name "*) ;; *) continue ;; esac
-    args=("$kind" --rows "$rows" --nnz-per-row "$k" --seed 1)
-    [ "$cols" != - ] && args+=(--cols "$cols")
-    [ "$alpha" != - ] && args+=(--alpha "$alpha")
-    [ "$maxlen" != - ] && args+=(--max-row-len "$maxlen")
-    "$ST" gen "${args[@]}" -o "$W/mat/$name.spb" --force > /dev/null && run "$name" "$W/mat/$name.spb"
+    corpus_gen "$name" "$W/mat/$name.spb" > /dev/null && run "$name" "$W/mat/$name.spb"
 done < bench/corpus.tsv
 for f in fixtures/matrices/real/*.mtx fixtures/matrices/real/*.mtx.gz; do
     gzip -cdf "$f" | head -1 | grep -qi complex && continue

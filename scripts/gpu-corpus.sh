@@ -10,6 +10,7 @@
 #   FORMATS="ell,hyb,sell"     only these formats (bench --formats; default every one)
 # Results go to bench/results/<date>-<device>-corpus/ in the repository (see BENCHMARKS.md).
 set -uo pipefail
+source scripts/corpus-gen.sh
 ST=${ST:-.device/bin/sparsetool}
 FINAL=${OUT:-/tmp/out}
 WORK=${WORK:-/tmp/sparsetool-corpus}
@@ -43,19 +44,15 @@ bench_one() { # name file
 }
 IFS=/ read -r pi pn <<< "$PART"
 n=0
-while read -r name kind rows cols k alpha maxlen; do
+while read -r name _; do
     case "$name" in ''|'#'*) continue ;; esac
     n=$((n + 1))
     [ $(((n - 1) % pn)) -eq $((pi - 1)) ] || continue
     if [ -n "${ONLY:-}" ] && ! grep -qw -- "$name" <<< "$ONLY"; then continue; fi
     if [ -n "${SKIP:-}" ] && grep -qw -- "$name" <<< "$SKIP"; then continue; fi
     if [ "$(left)" -lt 30 ]; then echo "budget: skipped $name" | tee -a "$LOG"; continue; fi
-    args=("$kind" --rows "$rows" --nnz-per-row "$k" --seed 1)
-    [ "$cols" != - ] && args+=(--cols "$cols")
-    [ "$alpha" != - ] && args+=(--alpha "$alpha")
-    [ "$maxlen" != - ] && args+=(--max-row-len "$maxlen")
     m=$WORK/mat/$name.spb
-    if ! "$ST" gen "${args[@]}" -o "$m" --force 2>> "$LOG"; then
+    if ! corpus_gen "$name" "$m" 2>> "$LOG"; then
         echo "$name: gen FAILED" | tee -a "$LOG"; continue
     fi
     bench_one "$name" "$m"

@@ -21,7 +21,7 @@ if [ "${TESTS:-0}" = 1 ]; then
 fi
 for name in ${ONLY:-}; do
     if [ $(( $(date +%s) - START )) -ge "${BUDGET:-500}" ]; then echo "budget: skipped $name"; continue; fi
-    corpus_gen "$name" $W/m.spb || continue
+    corpus_gen "$name" $W/m.spb > /dev/null || { echo "$name: gen FAILED"; continue; }
     for dt in f32 f64; do
         for v in O N D; do
             case $v in

@@ -27,7 +27,7 @@ M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch_
 export SPARSETOOL_PTX_CACHE=/tmp/ptx
 for name in $(printf "%s\n" ${ONLY:-} ${NCU:-} | awk '!seen[$0]++'); do
     if [ $(( $(date +%s) - START )) -ge "${BUDGET:-500}" ]; then echo "budget: skipped $name"; continue; fi
-    corpus_gen "$name" $W/m.spb || continue
+    corpus_gen "$name" $W/m.spb > /dev/null || { echo "$name: gen FAILED"; continue; }
     for dt in ${DTYPES:-f32 f64}; do
         if grep -qw -- "$name" <<< "${ONLY:-}"; then
             for v in window warp; do

@@ -13,7 +13,7 @@ for f in .device/bin/*.gz; do [ -x "/tmp/b/$(basename "$f" .gz)" ] || gunzip -c 
 chmod +x /tmp/b/*
 export SPARSETOOL_JDS_ORDER=window
 for name in $ONLY; do
-    corpus_gen "$name" $W/m.spb || continue
+    corpus_gen "$name" $W/m.spb > /dev/null || { echo "$name: gen FAILED"; continue; }
     for dt in f32 f64; do
         for v in N T; do
             kdir=; [ $v = T ] && kdir=.device/kvT
