@@ -8,10 +8,11 @@
 //
 // spmv_jds_<t>: thread p walks the first min(len(p), cap) diagonals of sorted
 // row p: reads of one diagonal are coalesced across the warp, the diagonals'
-// starts come from shared memory (staged by the block); it stores the sum
-// through perm. The row length comes from a binary search over the diagonal
-// lengths (they never increase), so the trip count is known and the
-// unrolled loads are independent. Block b takes sorted positions
+// starts come through the read-only cache (the batched kernels stage them in
+// shared memory, see kStaged); it stores the sum through perm. The row
+// length comes from a binary search over the diagonal lengths (they never
+// increase), so the trip count is known and the unrolled loads are
+// independent. Block b takes sorted positions
 // b * 256 .. b * 256 + 255, or, when the host gives `blocks`
 // (plan::jds_row_blocks), the blocks[2b + 1] positions from blocks[2b]: the
 // runs of equal length cut by windows of original rows and launched window
@@ -34,18 +35,25 @@
 // (plan::long_row_cap) so that no thread walks more than cap diagonals;
 // matrices whose rows all fit cap launch no tail.
 
-// The main kernel's diagonals' starts, staged in shared memory: cap is at
-// most plan::LONG_ROW_MIN (256) diagonals, so that the row length's binary
-// search and every diagonal's start cost a shared-memory read instead of a
-// global load on each thread's dependent chain (on small matrices, where
-// that chain is the product's time).
+// The most diagonals the main kernel walks (cap is at most
+// plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
+// the diagonals' starts.
 #define JDS_STAGED 256
 
 // What a thread of the main kernel sums over the first len diagonals of
-// sorted row p (their starts staged in jd): through the stored 32-bit
-// indices (Cols32), or `jds-u16`'s 16-bit offsets (ColsU16). begin(p) is
-// issued before the row length's search, so that a load it needs overlaps
-// it; stage() stages per-block starts beside jd's.
+// sorted row p (their starts at jd): through the stored 32-bit indices
+// (Cols32), or `jds-u16`'s 16-bit offsets (ColsU16). begin(p) is issued
+// before the row length's search, so that a load it needs overlaps it.
+//
+// kStaged: the batched kernels (K, KP > 0) stage the diagonals' starts (and
+// ColsU16's word starts, stage()) in shared memory behind a barrier, so that
+// each batch's addresses cost a shared-memory read on its dependent chain;
+// the plain kernels read them through the read-only cache and start their
+// rows without a barrier. Without the barrier, in the same runs on the H200
+// (BENCHMARKS.md, issue 17), the plain kernels took the 2D Laplacian of 62M
+// entries from 252.2 to 234.4 us in f64, 1.6M-row stencils and circuits of
+// 54M entries 3-5 % less; with it, the batched kernels kept FEM matrices of
+// 1M entries 3 % faster.
 //
 // K = 0: a plain loop unrolled by 4 (`jds`, `jds-u16`). K > 0 (`jds-batched`,
 // `jds-u16-batched`, under SLOT_BOUNDS_DEEP's 64 registers): batches of K
@@ -58,6 +66,7 @@
 template <int K>
 struct Cols32 {
     const int* __restrict__ col_idx;
+    static constexpr bool kStaged = K > 0;
     __device__ __forceinline__ void stage(int) const {}
     __device__ __forceinline__ int begin(i64) const { return 0; }
     template <typename T>
@@ -97,6 +106,7 @@ struct ColsU16 {
     const i64* __restrict__ wptr;
     const unsigned* __restrict__ words;
     const int* __restrict__ col_idx;
+    static constexpr bool kStaged = KP > 0;
     __device__ __forceinline__ i64* staged() const {
         __shared__ i64 wp[JDS_STAGED / 2 + 1];
         return wp;
@@ -105,13 +115,18 @@ struct ColsU16 {
         i64* wp = staged();
         for (int i = threadIdx.x; i <= (nd + 1) / 2; i += blockDim.x) wp[i] = ld(wptr + i);
     }
+    // the word starts: staged (batched) or read through the cache (plain)
+    __device__ __forceinline__ const i64* word_starts() const {
+        if constexpr (kStaged) return staged();
+        else return wptr;
+    }
     __device__ __forceinline__ int begin(i64 p) const { return ld(base + (p >> 5)); }
     template <typename T>
     __device__ __forceinline__ T sum(int b, i64 p, int len, const ofs_t* jd,
                                      const T* __restrict__ vals,
                                      const T* __restrict__ x) const {
         if (b < 0) return Cols32<2 * KP>{col_idx}.sum(0, p, len, jd, vals, x);
-        const i64* wp = staged();
+        const i64* wp = word_starts();
         const T* xb = x + b;
         T s = T(0);
         // whole pairs, their loads unconditional (so that the unrolled
@@ -146,18 +161,16 @@ struct ColsU16 {
     }
 };
 
+// The row of one thread of the main kernel, the diagonals' starts at jd
+// (shared memory or jd_ptr, see kStaged). The plain kernels load the row's
+// perm entry before the length's search, to be in hand at the store; the
+// batched ones after the sum (held through it, the register cost them up to
+// 15 % in f32 on FEM matrices and 3D stencils, H200).
 template <typename T, typename Cols>
-__device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
-                    const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
-                    const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
-                    T* __restrict__ y) {
-    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
-    dep_launch();
-    __shared__ ofs_t jd[JDS_STAGED + 1];
-    const int nd = min(min(ndiag, cap), JDS_STAGED);
-    for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
-    cols.stage(nd);
-    __syncthreads();
+__device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
+                                        const int* __restrict__ perm, const ofs_t* jd,
+                                        const Cols& cols, const T* __restrict__ vals,
+                                        const T* __restrict__ x, T* __restrict__ y) {
     i64 p = global_thread_id();
     if (blocks) {
         const int* b = blocks + 2 * (i64)blockIdx.x;
@@ -165,12 +178,33 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
     }
     if (p >= nrows) return;
     const int first = cols.begin(p);
+    const int row = Cols::kStaged ? 0 : ld(perm + p);
     int lo = 0, hi = nd;
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
         if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
     }
-    y[ld(perm + p)] = cols.sum(first, p, lo, jd, vals, x);
+    const T sum = cols.sum(first, p, lo, jd, vals, x);
+    y[Cols::kStaged ? ld(perm + p) : row] = sum;
+}
+
+template <typename T, typename Cols>
+__device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
+                    const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
+                    const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
+                    T* __restrict__ y) {
+    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
+    dep_launch();
+    const int nd = min(min(ndiag, cap), JDS_STAGED);
+    if constexpr (Cols::kStaged) {
+        __shared__ ofs_t jd[JDS_STAGED + 1];
+        for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
+        cols.stage(nd);
+        __syncthreads();
+        jds_row(nrows, nd, blocks, perm, jd, cols, vals, x, y);
+    } else {
+        jds_row(nrows, nd, blocks, perm, jd_ptr, cols, vals, x, y);
+    }
 }
 
 // Band (R, d0, d1) of the tail (plan::Bands): diagonals [d0, d1) of the

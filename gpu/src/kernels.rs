@@ -303,8 +303,9 @@ mod tests {
     use super::*;
 
     /// The `#define`s the host plans with: `SEG_SPAN` (common.cuh) and
-    /// `JDS_STAGED` (jds.cu, the diagonal starts the main kernel stages,
-    /// which must hold every cap `long_row_cap` gives).
+    /// `JDS_STAGED` (jds.cu, the diagonal starts the batched main kernels
+    /// stage and every main kernel walks at most, which must hold every cap
+    /// `long_row_cap` gives).
     #[test]
     fn kernel_constants_match_the_plan() {
         let define = |src: &str, name: &str| -> usize {
