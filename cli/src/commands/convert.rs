@@ -54,6 +54,36 @@ pub fn recommended_params(
     Ok(p)
 }
 
+/// The layout parameters `convert --to target` chooses for `m` when no
+/// layout flag is given (`--hyb-width auto`'s cost-model width, the
+/// recommended SELL C and sigma): `spmv --format` converts with them too,
+/// so that it multiplies in the layout `convert` would write.
+///
+/// # Errors
+/// The analysis of the row lengths or the conversion to CSR it needs fails.
+pub fn chosen_params<T: Scalar, I: Index>(
+    m: &AnyMatrix<T, I>,
+    target: FormatKind,
+    allow_fill: bool,
+) -> anyhow::Result<ConvertParams> {
+    let plan = Plan {
+        target,
+        params: ConvertParams {
+            allow_fill,
+            ..ConvertParams::default()
+        },
+        slice_given: false,
+    };
+    if !matches!(target, FormatKind::Hyb | FormatKind::Sell) {
+        return Ok(plan.params);
+    }
+    let rows = match m {
+        AnyMatrix::Coo(c) => RowLengths::from_coo(c)?,
+        m => RowLengths::from_csr(m.try_as_csr()?.as_ref())?,
+    };
+    recommended_params(&plan, || Ok(rows))
+}
+
 /// Validated conversion settings.
 #[derive(Debug)]
 pub struct Plan {
@@ -227,5 +257,56 @@ pub fn written<T: Scalar, I: Index>(
         bytes,
         seconds: t.total(),
         timings: t.phases(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CSR of `lens.len()` rows, row i holding `lens[i]` entries in its first
+    /// columns.
+    fn rows_of(lens: &[usize]) -> AnyMatrix<f64, i32> {
+        let ncols = lens.iter().copied().max().unwrap_or(0).max(1);
+        let mut row_ptr = vec![0i32];
+        let mut cols = Vec::new();
+        for &l in lens {
+            cols.extend((0..l).map(|c| c as i32));
+            row_ptr.push(cols.len() as i32);
+        }
+        let vals = vec![1.0; cols.len()];
+        AnyMatrix::Csr(Csr::try_from_parts(lens.len(), ncols, row_ptr, cols, vals).unwrap())
+    }
+
+    #[test]
+    fn spmv_converts_with_the_parameters_convert_chooses() {
+        // even rows: SELL needs no sorting (sigma 1, where the format's
+        // default would be 32 * C)
+        let even = rows_of(&[3; 100]);
+        let p = chosen_params(&even, FormatKind::Sell, false).unwrap();
+        assert_eq!((p.slice, p.sigma), (32, Some(1)));
+        // 999 rows of 4 and one of 200: HYB at width 4, as `convert
+        // --hyb-width auto` (the cost-model width, not CUSP's rule)
+        let mut lens = vec![4; 1000];
+        lens[10] = 200;
+        let skewed = rows_of(&lens);
+        let rl = RowLengths::from_csr(skewed.try_as_csr().unwrap().as_ref()).unwrap();
+        let p = chosen_params(&skewed, FormatKind::Hyb, true).unwrap();
+        assert_eq!(p.hyb_width, HybWidth::Fixed(recommend_hyb_width(&rl)));
+        assert_eq!(p.hyb_width, HybWidth::Fixed(4));
+        assert!(p.allow_fill);
+        let (c, sigma) = recommend_sell(&rl);
+        let p = chosen_params(&skewed, FormatKind::Sell, false).unwrap();
+        let sigma = if sigma <= 1 { 1 } else { sigma.div_ceil(c) * c };
+        assert_eq!((p.slice, p.sigma), (c, Some(sigma)));
+        // the same from COO (a Matrix Market input)
+        let coo = sparsetool_convert::convert(&skewed, FormatKind::Coo, &ConvertParams::default())
+            .unwrap();
+        let q = chosen_params(&coo, FormatKind::Sell, false).unwrap();
+        assert_eq!((q.slice, q.sigma), (p.slice, p.sigma));
+        // other targets keep the defaults
+        let p = chosen_params(&skewed, FormatKind::Ell, false).unwrap();
+        assert_eq!(p.hyb_width, HybWidth::Auto);
+        assert_eq!(p.sigma, None);
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use serde::Serialize;
-use sparsetool_convert::{convert, AnyMatrix, ConvertParams};
+use sparsetool_convert::{convert, AnyMatrix};
 
 use crate::args::{DeviceArg, SpmvArgs, VectorOut};
 use crate::dispatch::with_types;
@@ -253,12 +253,10 @@ fn run_typed<T: Scalar, I: Index>(
     let m = if m.kind() == target_kind {
         m
     } else {
-        let params = ConvertParams {
-            allow_fill: a.allow_fill,
-            ..ConvertParams::default()
-        };
-        convert(&m, target_kind, &params)
-            .with_context(|| format!("cannot convert {} to {target_kind}", src.name()))?
+        let cannot = || format!("cannot convert {} to {target_kind}", src.name());
+        let params =
+            super::convert::chosen_params(&m, target_kind, a.allow_fill).with_context(cannot)?;
+        convert(&m, target_kind, &params).with_context(cannot)?
     };
     // y = A^T x reads x along the rows and writes y along the columns.
     let (x_len, y_len) = if a.transpose {
