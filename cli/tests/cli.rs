@@ -1398,6 +1398,17 @@ fn ell_fill_names_the_flag_and_every_command_accepts_it() {
     }
 }
 
+/// The `params` of kernel `k` in a `bench --json` object.
+fn kernel_params(v: &serde_json::Value, k: &str) -> serde_json::Value {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kernel"] == k)
+        .unwrap_or_else(|| panic!("{k} not timed: {v}"))["params"]
+        .clone()
+}
+
 #[test]
 fn bench_params_are_named_after_the_flags() {
     let v = json(&ok(&[
@@ -1411,15 +1422,7 @@ fn bench_params_are_named_after_the_flags() {
         "ell,hyb,sell",
         "--json",
     ]));
-    let params = |k: &str| {
-        v["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["kernel"] == k)
-            .unwrap_or_else(|| panic!("{k} not timed: {v}"))["params"]
-            .clone()
-    };
+    let params = |k: &str| kernel_params(&v, k);
     assert!(params("cpu-ell").get("ell_width").is_some(), "{v}");
     assert!(params("cpu-hyb").get("hyb_width").is_some(), "{v}");
     let sell = params("cpu-sell");
@@ -1432,6 +1435,55 @@ fn bench_params_are_named_after_the_flags() {
             assert!(r["params"].get(bad).is_none(), "{bad} in {r}");
         }
     }
+}
+
+/// `bench` times HYB and SELL in the layout `convert` writes (seed A: HYB
+/// at width 2 where CUSP's rule gives 0, SELL unsorted where the format's
+/// default window is 32 * C), and a HYB or SELL file in its own layout.
+#[test]
+fn bench_times_the_layout_convert_writes() {
+    let dir = tmp();
+    let d = dir.path();
+    let a = seed("A.mtx");
+    let written = |to: &str, extra: &[&str]| {
+        let out = d.join(format!("a-{to}{}.spb", extra.join("")));
+        let out = out.to_str().unwrap().to_string();
+        let mut args = vec!["convert", &a as &str, "--to", to, "-o", &out as &str];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let info = json(&ok(&["info", &out, "--json"]));
+        (out, info["params"].clone())
+    };
+    let bench = |file: &str| {
+        let v = json(&ok(&[
+            "bench",
+            file,
+            "--device",
+            "cpu",
+            "--reps",
+            "1",
+            "--formats",
+            "hyb,sell",
+            "--json",
+        ]));
+        (kernel_params(&v, "cpu-hyb"), kernel_params(&v, "cpu-sell"))
+    };
+    let (_, hyb) = written("hyb", &[]);
+    let (_, sell) = written("sell", &[]);
+    let (bh, bs) = bench(&a);
+    assert_eq!(bh["hyb_width"], hyb["hyb_width"], "{bh} {hyb}");
+    assert_eq!(hyb["hyb_width"], 2);
+    assert_eq!(
+        (&bs["slice"], &bs["sigma"]),
+        (&sell["slice"], &sell["sigma"])
+    );
+    assert_eq!(sell["sigma"], 1);
+    // a stored layout is timed as it is
+    let (file, stored) = written("sell", &["--sigma", "64"]);
+    assert_eq!(stored["sigma"], 64);
+    assert_eq!(bench(&file).1["sigma"], 64);
+    let (file, _) = written("hyb", &["--hyb-width", "3"]);
+    assert_eq!(bench(&file).0["hyb_width"], 3);
 }
 
 #[test]

@@ -9,11 +9,12 @@ use sparsetool_formats::FormatKind;
 use sparsetool_gpu::{BenchOptions, BenchReport, GpuContext};
 
 use crate::args::{BenchArgs, DeviceArg, OffsetsArg};
+use crate::commands::convert::chosen_params;
 use crate::dispatch::with_types;
 use crate::io::{dtype, load, probe};
 use crate::output::note;
 use crate::EnvError;
-use sparsetool_convert::ToCsr;
+use sparsetool_convert::{ConvertParams, HybWidth, ToCsr};
 use sparsetool_formats::io::Input;
 use sparsetool_formats::{AnyMatrix, Index, Scalar};
 
@@ -101,17 +102,39 @@ fn bench_typed<T: Scalar, I: Index>(
         AnyMatrix::Ell(e) => Some(e.width()),
         _ => None,
     };
+    // A HYB or SELL file in its own layout too (of A: not for A^T).
+    let stored = match &m {
+        AnyMatrix::Hyb(h) if !a.transpose => Some(ConvertParams {
+            hyb_width: HybWidth::Fixed(h.ell().width()),
+            ..ConvertParams::default()
+        }),
+        AnyMatrix::Sell(s) if !a.transpose => Some(ConvertParams {
+            slice: s.slice_height(),
+            sigma: Some(s.sigma()),
+            ..ConvertParams::default()
+        }),
+        _ => None,
+    }
+    .map(|p| (m.kind(), p));
     let csr = m.try_into_csr().with_context(|| src.name())?;
-    let features = if a.sweep {
-        // The layouts of a transposed bench hold A^T: its rows decide.
-        let rl = if a.transpose {
+    // The row lengths the sweep's candidates and the HYB and SELL layouts
+    // come from; those of a transposed bench hold A^T: its rows decide.
+    let needs_rows = a.sweep
+        || formats
+            .iter()
+            .any(|f| matches!(f, FormatKind::Hyb | FormatKind::Sell));
+    let rows = if needs_rows {
+        Some(if a.transpose {
             RowLengths::from_csr(&sparsetool_convert::transpose(&csr))?
         } else {
             RowLengths::from_csr(&csr)?
-        };
-        Some(Features::new(&rl, std::mem::size_of::<T>() as u64))
+        })
     } else {
         None
+    };
+    let features = match &rows {
+        Some(rl) if a.sweep => Some(Features::new(rl, std::mem::size_of::<T>() as u64)),
+        _ => None,
     };
     let mut opts = BenchOptions {
         reps: a.reps as usize,
@@ -128,17 +151,29 @@ fn bench_typed<T: Scalar, I: Index>(
         ..BenchOptions::default()
     };
     if features.is_none() {
-        opts.configs = opts
-            .layouts()
-            .into_iter()
-            .map(|mut c| {
-                if c.kind == FormatKind::Ell {
+        // One layout per format: the stored one, else the one `convert`
+        // would write (HYB's cost-model width, the recommended SELL C and
+        // sigma; ELL at the longest row).
+        let mut configs = opts.layouts();
+        for c in &mut configs {
+            match c.kind {
+                FormatKind::Ell => {
                     c.params.allow_fill = a.allow_fill || stored_ell_width.is_some();
                     c.params.ell_width = c.params.ell_width.or(stored_ell_width);
                 }
-                c
-            })
-            .collect();
+                FormatKind::Hyb | FormatKind::Sell => {
+                    let kept = stored.as_ref().filter(|(k, _)| *k == c.kind);
+                    c.params = match kept {
+                        Some((_, p)) => p.clone(),
+                        None => chosen_params(c.kind, false, || {
+                            rows.as_ref().context("the row lengths were not read")
+                        })?,
+                    };
+                }
+                _ => {}
+            }
+        }
+        opts.configs = configs;
     }
     // Layouts timed so far (the bench sets the total).
     let _bar = crate::output::Bar::follow(

@@ -1,5 +1,7 @@
 //! `sparsetool convert`: read, convert, write, with phase timings.
 
+use std::borrow::Borrow;
+
 use anyhow::{bail, Context};
 use sparsetool_analyze::{recommend_hyb_width, recommend_sell, AnalyzeError, RowLengths};
 use sparsetool_convert::{from_csr, ConvertError, ConvertParams, HybWidth, ToCsr};
@@ -27,20 +29,21 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
 /// cost-model width, and a SELL conversion without `--slice`/`--sigma`
 /// gets the recommended C and sigma. The in-memory and the out-of-core
 /// paths both call this, so they choose the same parameters.
-pub fn recommended_params(
+pub fn recommended_params<R: Borrow<RowLengths>>(
     plan: &Plan,
-    rows: impl FnOnce() -> Result<RowLengths, AnalyzeError>,
+    rows: impl FnOnce() -> Result<R, AnalyzeError>,
 ) -> anyhow::Result<ConvertParams> {
     let mut p = plan.params.clone();
     let needs_hyb = plan.target == FormatKind::Hyb && p.hyb_width == HybWidth::Auto;
     let needs_sell = plan.target == FormatKind::Sell && (!plan.slice_given || p.sigma.is_none());
     if needs_hyb || needs_sell {
         let rl = rows()?;
+        let rl = rl.borrow();
         if needs_hyb {
-            p.hyb_width = HybWidth::Fixed(recommend_hyb_width(&rl).max(1));
+            p.hyb_width = HybWidth::Fixed(recommend_hyb_width(rl).max(1));
         }
         if needs_sell {
-            let (c, sigma) = recommend_sell(&rl);
+            let (c, sigma) = recommend_sell(rl);
             if !plan.slice_given {
                 p.slice = c;
             }
@@ -54,17 +57,18 @@ pub fn recommended_params(
     Ok(p)
 }
 
-/// The layout parameters `convert --to target` chooses for `m` when no
-/// layout flag is given (`--hyb-width auto`'s cost-model width, the
-/// recommended SELL C and sigma): `spmv --format` converts with them too,
-/// so that it multiplies in the layout `convert` would write.
+/// The layout parameters `convert --to target` chooses when given no
+/// layout flag (`--hyb-width auto`'s cost-model width, the recommended SELL
+/// C and sigma), from the row lengths `rows` (computed only for HYB and
+/// SELL): `spmv --format` converts with them and `bench` times them, so
+/// that both run the layout `convert` would write.
 ///
 /// # Errors
-/// The analysis of the row lengths or the conversion to CSR it needs fails.
-pub fn chosen_params<T: Scalar, I: Index>(
-    m: &AnyMatrix<T, I>,
+/// `rows` fails.
+pub fn chosen_params<R: Borrow<RowLengths>>(
     target: FormatKind,
     allow_fill: bool,
+    rows: impl FnOnce() -> anyhow::Result<R>,
 ) -> anyhow::Result<ConvertParams> {
     let plan = Plan {
         target,
@@ -77,11 +81,20 @@ pub fn chosen_params<T: Scalar, I: Index>(
     if !matches!(target, FormatKind::Hyb | FormatKind::Sell) {
         return Ok(plan.params);
     }
-    let rows = match m {
+    let rows = rows()?;
+    recommended_params(&plan, || Ok(rows))
+}
+
+/// The row lengths of any matrix (COO read directly, the others through
+/// CSR, borrowed when they are CSR).
+///
+/// # Errors
+/// The conversion to CSR or the analysis fails.
+pub fn row_lengths<T: Scalar, I: Index>(m: &AnyMatrix<T, I>) -> anyhow::Result<RowLengths> {
+    Ok(match m {
         AnyMatrix::Coo(c) => RowLengths::from_coo(c)?,
         m => RowLengths::from_csr(m.try_as_csr()?.as_ref())?,
-    };
-    recommended_params(&plan, || Ok(rows))
+    })
 }
 
 /// Validated conversion settings.
@@ -283,29 +296,29 @@ mod tests {
         // even rows: SELL needs no sorting (sigma 1, where the format's
         // default would be 32 * C)
         let even = rows_of(&[3; 100]);
-        let p = chosen_params(&even, FormatKind::Sell, false).unwrap();
+        let p = chosen_params(FormatKind::Sell, false, || row_lengths(&even)).unwrap();
         assert_eq!((p.slice, p.sigma), (32, Some(1)));
         // 999 rows of 4 and one of 200: HYB at width 4, as `convert
         // --hyb-width auto` (the cost-model width, not CUSP's rule)
         let mut lens = vec![4; 1000];
         lens[10] = 200;
         let skewed = rows_of(&lens);
-        let rl = RowLengths::from_csr(skewed.try_as_csr().unwrap().as_ref()).unwrap();
-        let p = chosen_params(&skewed, FormatKind::Hyb, true).unwrap();
+        let rl = row_lengths(&skewed).unwrap();
+        let p = chosen_params(FormatKind::Hyb, true, || row_lengths(&skewed)).unwrap();
         assert_eq!(p.hyb_width, HybWidth::Fixed(recommend_hyb_width(&rl)));
         assert_eq!(p.hyb_width, HybWidth::Fixed(4));
         assert!(p.allow_fill);
         let (c, sigma) = recommend_sell(&rl);
-        let p = chosen_params(&skewed, FormatKind::Sell, false).unwrap();
+        let p = chosen_params(FormatKind::Sell, false, || row_lengths(&skewed)).unwrap();
         let sigma = if sigma <= 1 { 1 } else { sigma.div_ceil(c) * c };
         assert_eq!((p.slice, p.sigma), (c, Some(sigma)));
         // the same from COO (a Matrix Market input)
         let coo = sparsetool_convert::convert(&skewed, FormatKind::Coo, &ConvertParams::default())
             .unwrap();
-        let q = chosen_params(&coo, FormatKind::Sell, false).unwrap();
+        let q = chosen_params(FormatKind::Sell, false, || row_lengths(&coo)).unwrap();
         assert_eq!((q.slice, q.sigma), (p.slice, p.sigma));
         // other targets keep the defaults
-        let p = chosen_params(&skewed, FormatKind::Ell, false).unwrap();
+        let p = chosen_params(FormatKind::Ell, false, || row_lengths(&skewed)).unwrap();
         assert_eq!(p.hyb_width, HybWidth::Auto);
         assert_eq!(p.sigma, None);
     }

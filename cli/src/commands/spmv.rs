@@ -254,8 +254,10 @@ fn run_typed<T: Scalar, I: Index>(
         m
     } else {
         let cannot = || format!("cannot convert {} to {target_kind}", src.name());
-        let params =
-            super::convert::chosen_params(&m, target_kind, a.allow_fill).with_context(cannot)?;
+        let params = super::convert::chosen_params(target_kind, a.allow_fill, || {
+            super::convert::row_lengths(&m)
+        })
+        .with_context(cannot)?;
         convert(&m, target_kind, &params).with_context(cannot)?
     };
     // y = A^T x reads x along the rows and writes y along the columns.
