@@ -15,7 +15,6 @@ use crate::args::AnalyzeArgs;
 use crate::dispatch::with_types;
 use crate::io::{load, probe};
 use crate::output::{check_target, Bar, Unit};
-use sparsetool_convert::ToCsr;
 use sparsetool_formats::io::{Container, Input};
 use sparsetool_formats::values::{escape, escape_path};
 use sparsetool_formats::{Index, Precision, Scalar};
@@ -88,14 +87,8 @@ pub fn row_lengths(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
 }
 
 fn lengths_typed<T: Scalar, I: Index>(src: &Input, a: &AnalyzeArgs) -> anyhow::Result<RowLengths> {
-    // COO (an .npz coo, or Matrix Market read whole) is counted as stored,
-    // like the streaming pass counts a .mtx, without building CSR (whose
-    // row pointers alone would be huge for a huge, nearly empty matrix).
-    let rl = match load::<T, I>(src, &a.read)? {
-        sparsetool_formats::AnyMatrix::Coo(c) => RowLengths::from_coo(&c),
-        m => RowLengths::from_csr(&*m.try_as_csr().with_context(|| src.name())?),
-    };
-    rl.with_context(|| src.name())
+    let m = load::<T, I>(src, &a.read)?;
+    super::convert::row_lengths(&m).with_context(|| src.name())
 }
 
 /// The device profile of the predictions: `--profile`, else the one of the

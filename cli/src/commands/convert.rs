@@ -85,8 +85,11 @@ pub fn chosen_params<R: Borrow<RowLengths>>(
     recommended_params(&plan, || Ok(rows))
 }
 
-/// The row lengths of any matrix (COO read directly, the others through
-/// CSR, borrowed when they are CSR).
+/// The row lengths of any matrix. COO (an .npz coo, or Matrix Market read
+/// whole) is counted as stored, like the streaming pass counts a .mtx,
+/// without building CSR (whose row pointers alone would be huge for a huge,
+/// nearly empty matrix); the others go through CSR, borrowed when they are
+/// CSR.
 ///
 /// # Errors
 /// The conversion to CSR or the analysis fails.
