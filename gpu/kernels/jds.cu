@@ -10,9 +10,9 @@
 // row p: reads of one diagonal are coalesced across the warp, the diagonals'
 // starts come through the read-only cache (the batched kernels stage them in
 // shared memory, see kStaged); it stores the sum through perm. The row
-// length comes from a binary search over the diagonal lengths (they never
-// increase), so the trip count is known and the unrolled loads are
-// independent. Block b takes sorted positions
+// length comes from the diagonal lengths (they never increase; counted by
+// the warp or searched per thread, jds_row), so the trip count is known and
+// the unrolled loads are independent. Block b takes sorted positions
 // b * 256 .. b * 256 + 255, or, when the host gives `blocks`
 // (plan::jds_row_blocks), the blocks[2b + 1] positions from blocks[2b]: the
 // runs of equal length cut by windows of original rows and launched window
@@ -161,11 +161,44 @@ struct ColsU16 {
     }
 };
 
+// The length of sorted row p within the first nd diagonals (starts at jd):
+// the diagonals longer than p, as the lengths never increase. The warp's
+// rows are consecutive sorted positions, first..last, so lane l reads the
+// lengths of diagonals l, l + 32, ... and two ballots count those longer
+// than first and than last: where the counts agree (every block in window
+// order lies within one run of equal length, and in sorted order all but a
+// warp across a run's end), that is every lane's length, one read and no
+// search; else each lane searches between the two. A search of its own
+// (log2 nd dependent reads) stood before every row's loads.
+__device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const ofs_t* jd) {
+    const int lane = (int)threadIdx.x & 31;
+    int most = 0, least = 0;
+    for (int d0 = 0; d0 < nd; d0 += 32) {
+        const int d = d0 + lane;
+        const i64 len = d < nd ? (i64)(jd[d + 1] - jd[d]) : 0;
+        most += __popc(__ballot_sync(0xffffffffu, len > first));
+        least += __popc(__ballot_sync(0xffffffffu, len > last));
+    }
+    int lo = least, hi = most;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 // The row of one thread of the main kernel, the diagonals' starts at jd
 // (shared memory or jd_ptr, see kStaged). The plain kernels load the row's
-// perm entry before the length's search, to be in hand at the store; the
-// batched ones after the sum (held through it, the register cost them up to
-// 15 % in f32 on FEM matrices and 3D stencils, H200).
+// perm entry before the length, to be in hand at the store; the batched
+// ones after the sum (held through it, the register cost them up to 15 %
+// in f32 on FEM matrices and 3D stencils, H200).
+//
+// The length: a warp at once (jds_len, the whole warp taking part, its
+// lanes past the rows too) in the batched kernels and in 4-byte values;
+// the plain kernels in 8- and 16-byte values search per thread, as before
+// jds_len: under their 32 registers the warp's count cost the sum's loads
+// their order, up to 6 % on 2D Laplacians in f64 where it gained up to 9 %
+// in f32 and 5 % in the batched kernels (H200, BENCHMARKS.md, issue 17).
 template <typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
@@ -176,15 +209,30 @@ __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict
         const int* b = blocks + 2 * (i64)blockIdx.x;
         p = (int)threadIdx.x < ld(b + 1) ? (i64)ld(b) + threadIdx.x : (i64)nrows;
     }
-    if (p >= nrows) return;
-    const int first = cols.begin(p);
-    const int row = Cols::kStaged ? 0 : ld(perm + p);
-    int lo = 0, hi = nd;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
+    int begin, row, len;
+    if constexpr (Cols::kStaged || sizeof(T) <= 4) {
+        // positions increase with the lane; lanes past the rows hold nrows
+        // or more
+        const i64 first = __shfl_sync(0xffffffffu, p, 0);
+        if (first >= nrows) return;  // the whole warp
+        const i64 last = min(__shfl_sync(0xffffffffu, p, 31), (i64)nrows - 1);
+        const bool in = p < nrows;
+        begin = in ? cols.begin(p) : 0;
+        row = Cols::kStaged || !in ? 0 : ld(perm + p);
+        len = jds_len(p, first, last, nd, jd);
+        if (!in) return;
+    } else {
+        if (p >= nrows) return;
+        begin = cols.begin(p);
+        row = ld(perm + p);
+        int lo = 0, hi = nd;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
+        }
+        len = lo;
     }
-    const T sum = cols.sum(first, p, lo, jd, vals, x);
+    const T sum = cols.sum(begin, p, len, jd, vals, x);
     y[Cols::kStaged ? ld(perm + p) : row] = sum;
 }
 
