@@ -436,6 +436,9 @@ pub(crate) struct DevJds {
     pub ndiag: usize,
     /// Diagonals walked by one thread ([`plan::long_row_cap`]).
     pub cap: usize,
+    /// Entries of the main kernel's diagonals (the first `cap`), for
+    /// [`plan::jds_wide`].
+    pub main_entries: usize,
     /// The rows longer than `cap` (`None`: none).
     pub tail: Option<JdsTail>,
     /// The main kernel's blocks in window order ([`plan::jds_row_blocks`];
@@ -821,6 +824,7 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
         dims,
         ndiag,
         cap,
+        main_entries: jd.get(ndiag.min(cap)).map_or(0, |e| e.to_usize()),
         tail,
         blocks: if blocks.is_empty() {
             None

@@ -397,7 +397,9 @@ mod tests {
                 expected.push(format!("spmv_ell_{t}_{v}"));
                 expected.push(format!("spmv_sell_{t}_{v}"));
             }
-            expected.push(format!("spmv_jds_{t}_u16"));
+            for v in ["u16", "deep", "u16_deep", "wide", "u16_wide"] {
+                expected.push(format!("spmv_jds_{t}_{v}"));
+            }
             expected.push(format!("spmv_sell_{t}_u16"));
             expected.push(format!("spmv_sell_{t}_u16_deep"));
             for l in crate::plan::CSR_VECTOR_LANES {

@@ -879,6 +879,15 @@ pub(crate) fn prepare<'m>(
             let deep = matches!(kernel, GpuKernel::JdsBatched | GpuKernel::JdsU16Batched);
             p.params
                 .insert("slot_batch".into(), json!(deep_batch(deep, dtype)));
+            let wide = !deep && plan::jds_wide(j.main_entries, j.dims.nrows, dtype.size());
+            p.params.insert(
+                "registers".into(),
+                json!(match (deep, wide) {
+                    (true, _) => 64,
+                    (false, true) => 40,
+                    (false, false) => 32,
+                }),
+            );
             let v = if p.u16 {
                 // offsets first: a matrix they fit no group of gets no kernel
                 ensure_built(&j.u16, kernel.name(), || j.u16_columns(ctx.stream()))?;
@@ -886,9 +895,15 @@ pub(crate) fn prepare<'m>(
                     p.params.insert("narrow_rows".into(), json!(rows));
                 }
                 p.params.insert("column_bits".into(), json!(16));
-                Some(if deep { "u16_deep" } else { "u16" })
+                Some(match (deep, wide) {
+                    (true, _) => "u16_deep",
+                    (false, true) => "u16_wide",
+                    (false, false) => "u16",
+                })
+            } else if deep {
+                Some("deep")
             } else {
-                deep.then_some("deep")
+                wide.then_some("wide")
             };
             let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
             p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);

@@ -701,6 +701,31 @@ pub fn sell_threads(nslices: usize, slice_height: usize) -> u64 {
     nslices as u64 * slice_height as u64
 }
 
+/// Whether JDS's plain main kernels (`jds`, `jds-u16`) run their `_wide`
+/// build, 40 registers a thread at 6 blocks of [`BLOCK`] a multiprocessor
+/// instead of 32 at 8: for values of `value_bytes` of 8 or more (f64,
+/// complex) where the main kernel's rows average [`DEEP_SLOTS`] diagonals
+/// or more (`main_entries` over `nrows`). Under 32 registers the f64 loop
+/// unrolled by 4 issues a trip's loads in two rounds (its first FMA before
+/// the last column's load); with 40 it issues them at once. Measured on the
+/// H200 (BENCHMARKS.md, issue 17): a 3D 27-point stencil of 8M entries and
+/// FEM matrices of 30 entries a row 5-16 % faster in f64; rows of 5 to 11
+/// entries (2D stencils, circuits, a band, a power law) 2-27 % slower, and
+/// f32 up to 26 % slower (its `jds-u16` then runs at 6 blocks for 34
+/// registers).
+///
+/// ```
+/// use sparsetool_gpu::plan::jds_wide;
+/// assert!(jds_wide(27 * 1000, 1000, 8));
+/// assert!(!jds_wide(27 * 1000, 1000, 4));
+/// assert!(!jds_wide(5 * 1000, 1000, 16));
+/// assert!(!jds_wide(0, 0, 8));
+/// ```
+#[must_use]
+pub fn jds_wide(main_entries: usize, nrows: usize, value_bytes: usize) -> bool {
+    value_bytes >= 8 && nrows > 0 && main_entries >= DEEP_SLOTS * nrows
+}
+
 /// Whether JDS's tail goes as a programmatic dependent launch (on devices
 /// that have it) for a matrix of `nnz` entries whose tail has `chunks`
 /// chunks: below 4M entries, or when the tail is all bands. As a dependent

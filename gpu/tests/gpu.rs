@@ -1054,6 +1054,65 @@ fn bench_small_matrix_all_ok() {
     }
 }
 
+/// JDS's plain kernels run their 40-register build (`registers` 40) for
+/// f64 and complex rows of 16 diagonals or more (plan::jds_wide), and the
+/// 32-register one for f32 and for short rows; every product checked.
+#[test]
+fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
+    let Some(ctx) = ctx() else { return };
+    let m = builtin_matrices();
+    let by_name = |n: &str| &m.iter().find(|(name, _)| name == n).expect(n).1;
+    let opts = BenchOptions {
+        reps: 3,
+        warmup: 1,
+        copy_bytes: 1 << 20,
+        formats: vec![FormatKind::Jds],
+        include_cusparse: false,
+        ..Default::default()
+    };
+    let long = by_name("uniform-16");
+    let short = by_name("laplace2d-70");
+    let c128: Csr<Complex64, i32> = cast(long);
+    let f32s: Csr<f32, i32> = cast(long);
+    let runs = [
+        ("uniform-16 f64", bench(&ctx, long, &opts).expect("f64"), 40),
+        (
+            "uniform-16 c128",
+            bench(&ctx, &c128, &opts).expect("c128"),
+            40,
+        ),
+        (
+            "uniform-16 f32",
+            bench(&ctx, &f32s, &opts).expect("f32"),
+            32,
+        ),
+        (
+            "laplace2d-70 f64",
+            bench(&ctx, short, &opts).expect("f64"),
+            32,
+        ),
+    ];
+    for (name, rep, plain) in runs {
+        let mut seen = 0;
+        for k in &rep.results {
+            assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
+            let want = if k.kernel.ends_with("batched") {
+                64
+            } else {
+                plain
+            };
+            assert_eq!(
+                k.params.get("registers"),
+                Some(&serde_json::json!(want)),
+                "{name} {}",
+                k.kernel
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, 4, "{name}: {:?}", rep.skipped);
+    }
+}
+
 // ------------------------------------------------------- y = Aᵀ x
 
 /// `Aᵀ x` in f64 by scattering every entry of the CSR of `A`
