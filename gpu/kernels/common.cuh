@@ -236,6 +236,23 @@ __device__ __forceinline__ T warp_segmented_scan(int key, T v) {
 // and most small matrices 0.5-0.9x, but random columns in f64 up to 1.66x
 // (half the threads gathering x from L2); hence `bench` times both.
 #define SLOT_BOUNDS_DEEP __launch_bounds__(256, 4)
+// The register cap of the deep kernels over 16-bit column pairs
+// (spmv_sell_<t>_u16_deep, spmv_jds_<t>_u16_deep): 48 (five blocks of 256 a
+// multiprocessor) in f64, whose batches of 4 pairs fit them unspilled
+// (ptxas -v, sm_90), else SLOT_BOUNDS_DEEP's 64. On the H200 (BENCHMARKS.md,
+// issue 17) 48 took SELL on a 27-point stencil of 301k rows from 26.9 to
+// 24.1 us and a FEM matrix of 270k rows from 26.1 to 25.1 in f64; in f32 it
+// lost on the FEM matrix (18.6 -> 19.8 us), and the 32-bit deep kernels
+// spill under it in f64 (168 bytes in SELL's).
+template <typename T>
+struct U16DeepBlocks {
+    static constexpr int value = 4;
+};
+template <>
+struct U16DeepBlocks<double> {
+    static constexpr int value = 5;
+};
+#define U16_DEEP_BOUNDS(T) __launch_bounds__(256, U16DeepBlocks<T>::value)
 template <typename T, int BATCH>
 struct SlotBatch {
     static constexpr int value = BATCH;

@@ -330,7 +330,8 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
 
 // spmv_jds_<t>: the plain loop, spmv_jds_<t>_deep: batches of 8 diagonals
 // (complex128 4) under 64 registers; spmv_jds_<t>_u16 and _u16_deep the
-// same over `jds-u16`'s pairs (4 pairs a batch, complex128 2). _wide and
+// same over `jds-u16`'s pairs (4 pairs a batch, complex128 2; 48 registers
+// in f64, U16_DEEP_BOUNDS in common.cuh, as SELL's). _wide and
 // _u16_wide: the plain loops under 40 registers (6 blocks a multiprocessor
 // instead of 8), which f64 and complex rows of 16 diagonals or more run
 // (plan::jds_wide): with 32 their unrolled trip issues its loads in two
@@ -352,7 +353,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     JDS_MAIN(t, T, _wide, JDS_WIDE_BOUNDS, JDS_I32, Cols32<0>{col_idx})                    \
     JDS_MAIN(t, T, _u16_wide, JDS_WIDE_BOUNDS, JDS_U16,                                    \
              (ColsU16<0>{base, wptr, words, col_idx}))                                     \
-    JDS_MAIN(t, T, _u16_deep, SLOT_BOUNDS_DEEP, JDS_U16,                                   \
+    JDS_MAIN(t, T, _u16_deep, U16_DEEP_BOUNDS(T), JDS_U16,                                 \
              (ColsU16<SlotBatch<T, 8>::value / 2>{base, wptr, words, col_idx}))            \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \

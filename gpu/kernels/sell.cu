@@ -179,30 +179,14 @@ __device__ void sell_tail(i64 nitems, int nrows, int C, int cap, const int* __re
 // batched ones as `sell-batched`; the tail runs the plain loop.
 // spmv_sell_<t>_u16: the plain loop over `sell-u16`'s column pairs,
 // spmv_sell_<t>_u16_deep: batches of 4 pairs (8 slots; complex128 2) under
-// 64 registers, 48 in f64 (U16DeepBlocks below; `sell-u16-batched`); the
-// tail reads the 32-bit indices.
+// 64 registers, 48 in f64 (U16_DEEP_BOUNDS in common.cuh;
+// `sell-u16-batched`); the tail reads the 32-bit indices.
 #define SELL_VARIANT(t, T, suffix, BOUNDS, IDX, SLOTS)                                     \
     extern "C" __global__ void BOUNDS spmv_sell_##t##suffix(                               \
         int nrows, int C, int cap, const int* blocks, const int* perm, const ofs_t* slice_ptr, \
         const int* slice_width, IDX, const T* vals, const T* x, T* y) {                    \
         sell<T>(nrows, C, cap, blocks, perm, slice_ptr, slice_width, SLOTS, vals, x, y);   \
     }
-// The register cap of spmv_sell_<t>_u16_deep: 48 (five blocks of 256 a
-// multiprocessor, __launch_bounds__(256, 5)) in f64, whose batches of 4
-// pairs fit them unspilled (ptxas -v, sm_90), else 64 as the other deep
-// kernels. On the H200 (BENCHMARKS.md, issue 17) 48 took a 27-point stencil
-// of 301k rows from 26.9 to 24.1 us and a FEM matrix of 270k rows from 26.1
-// to 25.1 in f64; in f32 it lost on the FEM matrix (18.6 -> 19.8 us), and
-// the 32-bit deep kernel spilled 168 bytes under it in f64.
-template <typename T>
-struct U16DeepBlocks {
-    static constexpr int value = 4;
-};
-template <>
-struct U16DeepBlocks<double> {
-    static constexpr int value = 5;
-};
-#define SELL_U16_DEEP_BOUNDS(T) __launch_bounds__(256, U16DeepBlocks<T>::value)
 #define SELL_I32 const int *col_idx
 #define SELL_U16 const int *base, const i64 *u16_ptr, const unsigned short *cols
 #define SELL(t, T)                                                                         \
@@ -211,7 +195,7 @@ struct U16DeepBlocks<double> {
     SELL_VARIANT(t, T, _deep, SLOT_BOUNDS_DEEP, SELL_I32,                                  \
                  (Slots32<SlotBatch<T, 8>::value>{col_idx}))                               \
     SELL_VARIANT(t, T, _u16, SPMV_BOUNDS, SELL_U16, (SlotsU16<0>{base, u16_ptr, cols}))    \
-    SELL_VARIANT(t, T, _u16_deep, SELL_U16_DEEP_BOUNDS(T), SELL_U16,                       \
+    SELL_VARIANT(t, T, _u16_deep, U16_DEEP_BOUNDS(T), SELL_U16,                            \
                  (SlotsU16<SlotBatch<T, 8>::value / 2>{base, u16_ptr, cols}))              \
     extern "C" __global__ void SPMV_BOUNDS spmv_sell_##t##_tail(                           \
         i64 nitems, int nrows, int C, int cap, const int* perm, const ofs_t* slice_ptr,    \

@@ -883,6 +883,8 @@ pub(crate) fn prepare<'m>(
             p.params.insert(
                 "registers".into(),
                 json!(match (deep, wide) {
+                    // U16_DEEP_BOUNDS (common.cuh): 48 in f64
+                    (true, _) if p.u16 && dtype.name() == "f64" => 48,
                     (true, _) => 64,
                     (false, true) => 40,
                     (false, false) => 32,

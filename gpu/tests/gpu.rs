@@ -1056,7 +1056,8 @@ fn bench_small_matrix_all_ok() {
 
 /// JDS's plain kernels run their 40-register build (`registers` 40) for
 /// f64 and complex rows of 16 diagonals or more (plan::jds_wide), and the
-/// 32-register one for f32 and for short rows; every product checked.
+/// 32-register one for f32 and for short rows; the batched kernels 64, but
+/// `jds-u16-batched` 48 in f64 (U16_DEEP_BOUNDS); every product checked.
 #[test]
 fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
     let Some(ctx) = ctx() else { return };
@@ -1075,31 +1076,39 @@ fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
     let c128: Csr<Complex64, i32> = cast(long);
     let f32s: Csr<f32, i32> = cast(long);
     let runs = [
-        ("uniform-16 f64", bench(&ctx, long, &opts).expect("f64"), 40),
+        (
+            "uniform-16 f64",
+            bench(&ctx, long, &opts).expect("f64"),
+            40,
+            48,
+        ),
         (
             "uniform-16 c128",
             bench(&ctx, &c128, &opts).expect("c128"),
             40,
+            64,
         ),
         (
             "uniform-16 f32",
             bench(&ctx, &f32s, &opts).expect("f32"),
             32,
+            64,
         ),
         (
             "laplace2d-70 f64",
             bench(&ctx, short, &opts).expect("f64"),
             32,
+            48,
         ),
     ];
-    for (name, rep, plain) in runs {
+    for (name, rep, plain, u16_deep) in runs {
         let mut seen = 0;
         for k in &rep.results {
             assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
-            let want = if k.kernel.ends_with("batched") {
-                64
-            } else {
-                plain
+            let want = match k.kernel.as_str() {
+                "jds-u16-batched" => u16_deep,
+                "jds-batched" => 64,
+                _ => plain,
             };
             assert_eq!(
                 k.params.get("registers"),
