@@ -884,7 +884,7 @@ pub(crate) fn prepare<'m>(
                 "registers".into(),
                 json!(match (deep, wide) {
                     // U16_DEEP_BOUNDS (common.cuh): 48 in f64
-                    (true, _) if p.u16 && dtype.name() == "f64" => 48,
+                    (true, _) if p.u16 && dtype == ValueType::of::<f64>() => 48,
                     (true, _) => 64,
                     (false, true) => 40,
                     (false, false) => 32,
