@@ -18,9 +18,9 @@
 //! | `ell-u16` | ELL | `ell` with a thread per row reading 16-bit column offsets from a base column per 32 rows, two in one 4-byte load (the warps whose rows' columns lie 65535 or more apart read the 32-bit indices) |
 //! | `hyb` | HYB | `ell` then `coo-segmented` on the tail, one stream; the tail as a dependent launch (below) |
 //! | `hyb-u16` | HYB | `hyb` with `ell-u16` on the ELL part |
-//! | `jds` | JDS | thread per sorted row along the jagged diagonals |
+//! | `jds` | JDS | thread per sorted row along the jagged diagonals (under 40 registers instead of 32 in f64 and complex where rows average 16 diagonals or more, [`plan::jds_wide`]) |
 //! | `jds-u16` | JDS | `jds` reading 16-bit column offsets from a base column per 32 sorted rows, two diagonals' in one 4-byte load (the groups whose columns lie 65535 or more apart, and the long-row tail, read the 32-bit indices) |
-//! | `jds-batched`, `jds-u16-batched` | JDS | `jds` and `jds-u16` with each thread's indices and values loaded a batch of diagonals ahead of its `x` gathers, under 64 registers |
+//! | `jds-batched`, `jds-u16-batched` | JDS | `jds` and `jds-u16` with each thread's indices and values loaded a batch of diagonals ahead of its `x` gathers, under 64 registers (48 in f64 `jds-u16-batched`) |
 //! | `sell` | SELL-C-sigma | C threads per slice (a warp when C = 32) |
 //! | `sell-batched` | SELL-C-sigma | `sell` with each thread's indices and values loaded a batch ahead of its `x` gathers |
 //! | `sell-u16`, `sell-u16-batched` | SELL-C-sigma | `sell` and `sell-batched` reading 16-bit column offsets from a base column per slice, two in one 4-byte load (where each slice's columns, up to the long-row cap, lie at most 65534 apart) |
