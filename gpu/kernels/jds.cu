@@ -195,10 +195,11 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
 //
 // The length: a warp at once (jds_len, the whole warp taking part, its
 // lanes past the rows too) in the batched kernels and in 4-byte values;
-// the plain kernels in 8- and 16-byte values search per thread, as before
-// jds_len: under their 32 registers the warp's count cost the sum's loads
-// their order, up to 6 % on 2D Laplacians in f64 where it gained up to 9 %
-// in f32 and 5 % in the batched kernels (H200, BENCHMARKS.md, issue 17).
+// the plain kernels in 8- and 16-byte values (their _wide builds too,
+// untried with the count) search per thread, as before jds_len: under 32
+// registers the warp's count cost the sum's loads their order, up to 6 %
+// on 2D Laplacians in f64 where it gained up to 9 % in f32 and 5 % in the
+// batched kernels (H200, BENCHMARKS.md, issue 17).
 template <typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
