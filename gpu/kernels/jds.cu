@@ -168,8 +168,17 @@ struct ColsU16 {
 // than first and than last: where the counts agree (every block in window
 // order lies within one run of equal length, and in sorted order all but a
 // warp across a run's end), that is every lane's length, one read and no
-// search; else each lane searches between the two. A search of its own
+// search; else each lane searches between the two (jds_search: the
+// diagonals of [lo, hi) longer than p, by bisection). A search of its own
 // (log2 nd dependent reads) stood before every row's loads.
+__device__ __forceinline__ int jds_search(i64 p, int lo, int hi, const ofs_t* jd) {
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const ofs_t* jd) {
     const int lane = (int)threadIdx.x & 31;
     int most = 0, least = 0;
@@ -179,12 +188,7 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
         most += __popc(__ballot_sync(0xffffffffu, len > first));
         least += __popc(__ballot_sync(0xffffffffu, len > last));
     }
-    int lo = least, hi = most;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
-    }
-    return lo;
+    return jds_search(p, least, most, jd);
 }
 
 // The row of one thread of the main kernel, the diagonals' starts at jd
@@ -226,12 +230,7 @@ __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict
         if (p >= nrows) return;
         begin = cols.begin(p);
         row = ld(perm + p);
-        int lo = 0, hi = nd;
-        while (lo < hi) {
-            const int mid = lo + (hi - lo) / 2;
-            if ((i64)(jd[mid + 1] - jd[mid]) > p) lo = mid + 1; else hi = mid;
-        }
-        len = lo;
+        len = jds_search(p, 0, nd, jd);
     }
     const T sum = cols.sum(begin, p, len, jd, vals, x);
     y[Cols::kStaged ? ld(perm + p) : row] = sum;

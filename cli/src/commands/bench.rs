@@ -120,9 +120,10 @@ fn bench_typed<T: Scalar, I: Index>(
     // The row lengths the sweep's candidates and the HYB and SELL layouts
     // come from; those of a transposed bench hold A^T: its rows decide.
     let needs_rows = a.sweep
-        || formats
-            .iter()
-            .any(|f| matches!(f, FormatKind::Hyb | FormatKind::Sell));
+        || formats.iter().any(|f| {
+            matches!(f, FormatKind::Hyb | FormatKind::Sell)
+                && stored.as_ref().is_none_or(|(k, _)| k != f)
+        });
     let rows = if needs_rows {
         Some(if a.transpose {
             RowLengths::from_csr(&sparsetool_convert::transpose(&csr))?

@@ -3,7 +3,7 @@
 use std::borrow::Borrow;
 
 use anyhow::{bail, Context};
-use sparsetool_analyze::{recommend_hyb_width, recommend_sell, AnalyzeError, RowLengths};
+use sparsetool_analyze::{recommend_hyb_width, recommend_sell, RowLengths};
 use sparsetool_convert::{from_csr, ConvertError, ConvertParams, HybWidth, ToCsr};
 use sparsetool_formats::{AnyMatrix, Csr, FormatKind, Index, Scalar};
 
@@ -29,15 +29,15 @@ pub fn hyb_width(s: &str) -> anyhow::Result<HybWidth> {
 /// cost-model width, and a SELL conversion without `--slice`/`--sigma`
 /// gets the recommended C and sigma. The in-memory and the out-of-core
 /// paths both call this, so they choose the same parameters.
-pub fn recommended_params<R: Borrow<RowLengths>>(
+pub fn recommended_params<R: Borrow<RowLengths>, E: Into<anyhow::Error>>(
     plan: &Plan,
-    rows: impl FnOnce() -> Result<R, AnalyzeError>,
+    rows: impl FnOnce() -> Result<R, E>,
 ) -> anyhow::Result<ConvertParams> {
     let mut p = plan.params.clone();
     let needs_hyb = plan.target == FormatKind::Hyb && p.hyb_width == HybWidth::Auto;
     let needs_sell = plan.target == FormatKind::Sell && (!plan.slice_given || p.sigma.is_none());
     if needs_hyb || needs_sell {
-        let rl = rows()?;
+        let rl = rows().map_err(Into::into)?;
         let rl = rl.borrow();
         if needs_hyb {
             p.hyb_width = HybWidth::Fixed(recommend_hyb_width(rl).max(1));
@@ -78,11 +78,7 @@ pub fn chosen_params<R: Borrow<RowLengths>>(
         },
         slice_given: false,
     };
-    if !matches!(target, FormatKind::Hyb | FormatKind::Sell) {
-        return Ok(plan.params);
-    }
-    let rows = rows()?;
-    recommended_params(&plan, || Ok(rows))
+    recommended_params(&plan, rows)
 }
 
 /// The row lengths of any matrix. COO (an .npz coo, or Matrix Market read
