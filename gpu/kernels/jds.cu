@@ -15,10 +15,15 @@
 // the unrolled loads are independent. Block b takes sorted positions
 // b * 256 .. b * 256 + 255, or, when the host gives `blocks`
 // (plan::jds_row_blocks), the blocks[2b + 1] positions from blocks[2b]: the
-// runs of equal length cut by windows of original rows and launched window
-// by window, so that the blocks running together write whole sectors of y
-// and gather the same part of x (a circuit's lengths 2 to 8 interleave; in
-// sorted order its main kernel wrote 196 MB for 40 MB of y).
+// runs of equal length cut into blocks, in the order of their first
+// original row, so that the blocks running together write whole sectors of
+// y and gather the same part of x (a circuit's lengths 2 to 8 interleave;
+// in sorted order its main kernel wrote 196 MB for 40 MB of y). Units of
+// a warp instead (SELL's, sell.cu), a block's warps of every length from
+// about the same original rows, shared x through the L1 (hit rate 41 to
+// 61 % on a circuit in f64, ncu) but lost occupancy (88 to 80 %) to their
+// warps' unequal lengths: up to 10 % slower on circuits in f32, no faster
+// in f64 (H200, BENCHMARKS.md, issue 17).
 //
 // spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
 // (the head of the sorted order), which one thread would otherwise walk

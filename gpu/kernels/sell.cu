@@ -12,10 +12,11 @@
 // spmv_sell_<t>: thread t handles slice t / C, local row t % C (with C = 32
 // one warp per slice), slots 0 .. min(width, cap), and stores the sum
 // through perm. When the host gives `blocks` (plan::sell_slice_blocks: a
-// sort over all rows whose lengths interleave), block b takes the
-// blocks[2b + 1] slices from blocks[2b] instead, launched window by window
-// of original rows as JDS's main kernel (jds.cu), so that the blocks
-// running together store whole sectors of y.
+// sort over all rows whose lengths interleave), the threads of unit t / C
+// take slice blocks[2u] instead (blocks[2u + 1] is 1, 0 for the padding
+// of the last block), the units in the order of their first original row
+// as JDS's main kernel (jds.cu), so that a block's slices store whole
+// sectors of y and gather the same part of x.
 //
 // spmv_sell_<t>_tail: the slots past `cap` of the slices wider than `cap`
 // (a slice holding a row of 2.5M entries took 553 ms with one thread per
@@ -89,11 +90,10 @@ __device__ void sell(int nrows, int C, int cap, const int* __restrict__ blocks,
     i64 slice = t / C;
     int r = (int)(t - slice * C);
     if (blocks) {
-        const int* b = blocks + 2 * (i64)blockIdx.x;
-        const int local = (int)threadIdx.x / C;
-        if (local >= ld(b + 1)) return;
-        slice = (i64)ld(b) + local;
-        r = (int)threadIdx.x - local * C;
+        // the slice's unit: (slice, 1), (0, 0) past the units
+        const int* b = blocks + 2 * slice;
+        if (ld(b + 1) == 0) return;
+        slice = ld(b);
     }
     const i64 p = slice * C + r;  // sorted position
     if (p >= nrows) return;

@@ -954,7 +954,7 @@ pub(crate) fn prepare<'m>(
                     slot_variant(&mut p.params, s.main_slots, batched, dtype)
                 };
                 let main_threads = match &s.blocks {
-                    Some(b) => (b.len / 2) as u64 * u64::from(plan::BLOCK),
+                    Some(b) => (b.len / 2 * s.slice_height) as u64,
                     None => plan::sell_threads(s.nslices, s.slice_height),
                 };
                 p.params

@@ -117,13 +117,15 @@ pub fn jds_tail_items(
 }
 
 /// Original rows per window of a window-ordered main launch
-/// ([`window_blocks`]).
+/// ([`window_blocks`]): fewer rows launch in sorted order.
 pub const WINDOW_ROWS: usize = 512 * BLOCK as usize;
 
-/// The blocks of a main kernel over rows sorted by length, in window order:
-/// `(first granule, granules)` pairs, flattened, at most `per_block`
-/// granules each (JDS: a granule is a sorted row, [`BLOCK`] a block; SELL:
-/// a slice, `BLOCK / C` a block); empty for blocks of consecutive granules.
+/// The units of a main kernel over rows sorted by length, in window order:
+/// `(first granule, granules)` pairs, flattened, at most `per_unit`
+/// granules each, one per unit of threads (JDS: a granule is a sorted row,
+/// a unit a block; SELL: a granule is a slice, a unit its `C` threads),
+/// padded with `(0, 0)` to whole blocks of `per_block` granules' threads;
+/// empty for the units in sorted order.
 ///
 /// A global sort by length cuts a matrix whose row lengths interleave (a
 /// circuit: lengths 2 to 8 at random) into one run of sorted rows per
@@ -132,30 +134,32 @@ pub const WINDOW_ROWS: usize = 512 * BLOCK as usize;
 /// permutation one element in seven at a time, so each 32-byte sector of
 /// `y` is written piecemeal, evicted and merged again: on a circuit of 10M
 /// rows JDS's main kernel moved 196 MB of writes for 40 MB of `y` and took
-/// 391 us, 250 us with `y` stored in sorted order, 211 us in window order
-/// (ncu, H100, issue 17). Here each of `runs` (granule ranges of equal
-/// length, in sorted order) is cut by windows of [`WINDOW_ROWS`] original
-/// rows (`row(g)`: granule `g`'s first original row), and the blocks go
-/// window by window, every run's part of a window in turn, so the blocks
-/// running together write whole sectors of `y` and gather the same part of
-/// `x`. Runs shorter than two blocks a window (the few long rows) go first,
-/// in sorted order, so that partly filled blocks stay few.
+/// 391 us, 250 us with `y` stored in sorted order (ncu, H100, issue 17).
+/// Here each of `runs` (granule ranges of equal length, in sorted order)
+/// is cut into units, and the units go in the order of their first
+/// original row (`row(g)`: granule `g`'s first original row), so that the
+/// units running together write whole sectors of `y` and gather the same
+/// part of `x`, and SELL's slices of one block, rows of every length from
+/// about the same original rows, share `x` through one multiprocessor's
+/// L1. Runs of fewer than two blocks a window of [`WINDOW_ROWS`] (the few
+/// long rows) go first, in sorted order.
 ///
 /// Empty (sorted order) when fewer than two runs are that large, when
 /// there is one window, or when `row` does not keep the original order
 /// inside such a run (a layout written by another tool with an unstable
-/// sort: any cut would still be correct, but not local).
+/// sort: any order would still be correct, but not local).
 #[must_use]
 pub fn window_blocks(
     nrows: usize,
     runs: &[(usize, usize)],
-    per_block: usize,
+    (per_unit, per_block): (usize, usize),
     row: impl Fn(usize) -> usize,
 ) -> Vec<i32> {
     let nwin = nrows.div_ceil(WINDOW_ROWS);
     let big = |&&(a, b): &&(usize, usize)| b - a >= nwin * per_block * 2;
     if nwin < 2
-        || per_block == 0
+        || per_unit == 0
+        || per_block < per_unit
         || runs.iter().filter(big).count() < 2
         || runs
             .iter()
@@ -164,44 +168,30 @@ pub fn window_blocks(
     {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    let mut push = |a: usize, b: usize| {
-        for g in (a..b).step_by(per_block) {
-            out.extend([g as i32, (b - g).min(per_block) as i32]);
-        }
+    let units = |&(a, b): &(usize, usize)| {
+        (a..b)
+            .step_by(per_unit)
+            .map(move |g| (g, (b - g).min(per_unit)))
     };
-    for &(a, b) in runs.iter().filter(|r| !big(r)) {
-        push(a, b);
-    }
-    // first granule of run [a, b) whose row is at or past `r`
-    let first = |a: usize, b: usize, r: usize| {
-        let (mut lo, mut hi) = (a, b);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if row(mid) < r {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
-    };
-    for w in 0..nwin {
-        for &(a, b) in runs.iter().filter(big) {
-            let lo = first(a, b, w * WINDOW_ROWS);
-            let hi = if w + 1 == nwin {
-                b
-            } else {
-                first(a, b, (w + 1) * WINDOW_ROWS)
-            };
-            push(lo, hi);
-        }
-    }
-    out
+    let mut order: Vec<(usize, usize)> = runs.iter().filter(|r| !big(r)).flat_map(units).collect();
+    let mut local: Vec<(usize, usize, usize)> = runs
+        .iter()
+        .filter(big)
+        .flat_map(units)
+        .map(|(g, n)| (row(g), g, n))
+        .collect();
+    local.sort_unstable();
+    order.extend(local.into_iter().map(|(_, g, n)| (g, n)));
+    let per = per_block / per_unit;
+    order.resize(order.len().next_multiple_of(per), (0, 0));
+    order
+        .into_iter()
+        .flat_map(|(g, n)| [g as i32, n as i32])
+        .collect()
 }
 
-/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`): sorted rows,
-/// [`BLOCK`] a block, the runs of equal length read off the diagonal
+/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`): sorted rows, a
+/// block's [`BLOCK`] a unit, the runs of equal length read off the diagonal
 /// lengths (a row's length changes only at a diagonal's length).
 #[must_use]
 pub fn jds_row_blocks(
@@ -214,15 +204,15 @@ pub fn jds_row_blocks(
     bounds.sort_unstable();
     bounds.dedup();
     let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    window_blocks(nrows, &runs, BLOCK as usize, perm)
+    window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm)
 }
 
-/// [`window_blocks`] of SELL's main kernel (`spmv_sell_<t>`): slices of
-/// `slice_height` sorted rows, `BLOCK / slice_height` a block, the runs
-/// being consecutive slices of equal width (a slice's width is its first
-/// row's length). Empty when a slice does not fit a block, and for a
-/// sorting window `sigma` below [`WINDOW_ROWS`], whose sort keeps rows
-/// near their neighbours already.
+/// [`window_blocks`] of SELL's main kernel (`spmv_sell_<t>`): a slice of
+/// `slice_height` sorted rows a unit, `BLOCK / slice_height` a block, the
+/// runs being consecutive slices of equal width (a slice's width is its
+/// first row's length). Empty when a slice height does not divide a
+/// block, and for a sorting window `sigma` below [`WINDOW_ROWS`], whose
+/// sort keeps rows near their neighbours already.
 #[must_use]
 pub fn sell_slice_blocks(
     nrows: usize,
@@ -230,10 +220,10 @@ pub fn sell_slice_blocks(
     widths: &[usize],
     perm: impl Fn(usize) -> usize,
 ) -> Vec<i32> {
-    if sigma < WINDOW_ROWS {
+    if sigma < WINDOW_ROWS || slice_height == 0 || BLOCK as usize % slice_height != 0 {
         return Vec::new();
     }
-    let per_block = (BLOCK as usize).checked_div(slice_height).unwrap_or(0);
+    let per_block = BLOCK as usize / slice_height;
     let mut runs = Vec::new();
     let mut a = 0;
     for k in 1..=widths.len() {
@@ -242,7 +232,7 @@ pub fn sell_slice_blocks(
             a = k;
         }
     }
-    window_blocks(nrows, &runs, per_block, |k| perm(k * slice_height))
+    window_blocks(nrows, &runs, (1, per_block), |k| perm(k * slice_height))
 }
 
 /// The entries of a padded row of `width` slots, its padding after them:
@@ -974,27 +964,28 @@ mod tests {
         let ndiag = 9;
         let dlen = |d: usize| (0..n).filter(|&r| len(r) > d).count();
         let blocks = jds_row_blocks(n, ndiag, dlen, |p| perm[p]);
-        // every sorted position exactly once
+        // every sorted position exactly once, a block's unit within one
+        // length
         let mut seen = vec![0u8; n];
         for b in blocks.chunks_exact(2) {
             assert!((1..=BLOCK as i32).contains(&b[1]));
             for p in b[0]..b[0] + b[1] {
                 seen[p as usize] += 1;
+                assert_eq!(len(perm[p as usize]), len(perm[b[0] as usize]));
             }
         }
         assert!(seen.iter().all(|&c| c == 1));
-        // the long row and the empty row (runs of one) first, then window by
-        // window: window 0's rows of length 3, then its rows of length 2
+        // the long row and the empty row (runs of one) first, then the
+        // blocks by their first original row: rows of length 3 and 2 take
+        // turns
         assert_eq!(&blocks[..4], &[0, 1, (n - 1) as i32, 1]);
         let first_rows: Vec<usize> = blocks[4..]
             .chunks_exact(2)
             .map(|b| perm[b[0] as usize])
             .collect();
-        let windows: Vec<usize> = first_rows.iter().map(|r| r / w).collect();
-        assert!(windows.windows(2).all(|p| p[0] <= p[1]), "window order");
-        assert_eq!(len(first_rows[0]), 3);
-        let k = first_rows.iter().position(|&r| len(r) == 2).unwrap();
-        assert_eq!(windows[k], 0);
+        assert!(first_rows.windows(2).all(|p| p[0] < p[1]), "original order");
+        let lens: Vec<usize> = first_rows[..4].iter().map(|&r| len(r)).collect();
+        assert_eq!(lens, [3, 2, 3, 2]);
         // sorted order kept: one window, one large run, or an unstable perm
         assert!(jds_row_blocks(w, ndiag, dlen, |p| perm[p]).is_empty());
         assert!(jds_row_blocks(n, 2, |_| n, |p| p).is_empty());
@@ -1002,18 +993,32 @@ mod tests {
         shuffled.swap(10, 11);
         assert!(jds_row_blocks(n, ndiag, dlen, |p| shuffled[p]).is_empty());
         // SELL, slices of 32 of the same sorted rows: slice 0 (the long
-        // row and 31 of length 3) first, then 8 slices a block
+        // row and 31 of length 3) first, then a slice a unit, padded to
+        // whole blocks of 8
         let widths: Vec<usize> = (0..n / 32).map(|k| len(perm[k * 32])).collect();
         let blocks = sell_slice_blocks(n, (32, n), &widths, |p| perm[p]);
         assert_eq!(&blocks[..2], &[0, 1]);
+        assert_eq!(blocks.len() % 16, 0);
+        let pad = blocks.len() / 2
+            - blocks
+                .chunks_exact(2)
+                .rev()
+                .take_while(|b| b[1] == 0)
+                .count();
+        assert!(pad + 8 > blocks.len() / 2);
         let mut seen = vec![0u8; n / 32];
-        for b in blocks.chunks_exact(2) {
-            assert!((1..=8).contains(&b[1]));
-            for k in b[0]..b[0] + b[1] {
-                seen[k as usize] += 1;
-            }
+        for b in blocks[..2 * pad].chunks_exact(2) {
+            assert_eq!(b[1], 1);
+            seen[b[0] as usize] += 1;
         }
         assert!(seen.iter().all(|&c| c == 1));
+        let firsts: Vec<usize> = blocks[2..2 * pad]
+            .chunks_exact(2)
+            .map(|b| perm[b[0] as usize * 32])
+            .collect();
+        assert!(firsts.windows(2).all(|p| p[0] < p[1]), "original order");
+        // a slice height that does not divide a block
+        assert!(sell_slice_blocks(n, (48, n), &widths, |p| perm[p]).is_empty());
         assert!(sell_slice_blocks(n, (512, n), &widths, |p| perm[p]).is_empty());
         // sorted in windows below WINDOW_ROWS, or unsorted: sorted order
         assert!(sell_slice_blocks(n, (32, 1024), &widths, |p| perm[p]).is_empty());

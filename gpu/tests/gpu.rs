@@ -236,8 +236,8 @@ fn builtin_matrices() -> Vec<(String, Csr<f64, i32>)> {
         sparsetool_fixtures::gen::laplace2d(70).expect("laplace2d"),
     ));
     // a circuit: rows of 1 to 4 entries at random over 300k rows, whose
-    // sort by length interleaves (JDS's and fully sorted SELL's main blocks
-    // go window by window: three windows), and 8 supply rows of 300 entries
+    // sort by length interleaves (JDS's and fully sorted SELL's main units
+    // go in window order: three windows), and 8 supply rows of 300 entries
     // (the tails' bands; longer ones would pad ELL beyond the host's memory)
     v.push((
         "circuit-300k".into(),
@@ -716,13 +716,17 @@ fn check_kernel<T: Scalar, I: Index>(
         | GpuKernel::SellU16
         | GpuKernel::SellU16Batched => {
             // the default window, small slices, none, and a sort over all
-            // rows (window-ordered blocks where the lengths interleave)
+            // rows (window-ordered slices where the lengths interleave:
+            // 4, 32 and 128 threads a unit)
+            let all = |c: usize| a.nrows().next_multiple_of(c).max(c);
             for (c, sigma) in [
                 (32, Sell::<T, I>::default_sigma(32)),
                 (4, 8),
                 (1, 1),
                 (32, 1),
-                (32, a.nrows().next_multiple_of(32).max(32)),
+                (32, all(32)),
+                (4, all(4)),
+                (128, all(128)),
             ] {
                 let s = match sparsetool_convert::csr_to_sell(a, c, sigma) {
                     Ok(s) => s,
