@@ -534,8 +534,9 @@ pub(crate) struct DevSell {
     /// Slots a thread of the main kernel walks on average: the slices'
     /// widths up to `cap` (the rest is the tail's).
     pub main_slots: usize,
-    /// The main kernel's blocks in window order ([`plan::sell_slice_blocks`];
-    /// `None`: one block per `BLOCK / slice_height` consecutive slices;
+    /// The main kernel's units in window order, a slice each, padded to
+    /// whole blocks ([`plan::sell_slice_blocks`]; `None`: one block per
+    /// `BLOCK / slice_height` consecutive slices;
     /// boxed, as few layouts have them).
     pub blocks: Option<Box<DevIdx>>,
     pub perm: Option<DevIdx>,

@@ -610,7 +610,7 @@ fn narrow_columns<U>(want: bool, slot: &Built<U>) -> Result<Option<BuiltGuard<'_
 
 /// Pushes the first arguments of JDS's and SELL's main kernels: `nrows`,
 /// diagonals or slice height, `cap` (`head`), then `blocks` (null without
-/// window-ordered blocks).
+/// window-ordered units).
 fn sorted_head<'a>(
     b: &mut cudarc::driver::LaunchArgs<'a>,
     head: &'a [i32; 3],

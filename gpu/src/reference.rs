@@ -728,7 +728,7 @@ fn scatter_rows<I: Index>(
 }
 
 /// Reference of `spmv_sell_<t>` and `spmv_sell_<t>_tail` with `cap` slots
-/// per thread: slice `k` (of the window-ordered blocks where
+/// per thread: slice `k` (of the window-ordered units, a slice each, where
 /// [`crate::plan::sell_slice_blocks`] gives them), local row `r`, slot `s`
 /// at `slice_ptr[k] + s * c + r` for the first `min(width, cap)` slots,
 /// padding slots (index -1) skipped, the sum stored at `perm[p]` (or `p`
@@ -823,7 +823,8 @@ fn sell_ref<T: Scalar, I: Index>(
     let mut y = if blocks.is_empty() {
         scatter_rows(nrows, perm, main)
     } else {
-        // the window-ordered blocks' slices (a slice they miss stays zero)
+        // the window-ordered units' slices (a slice they miss stays zero;
+        // the padding's units hold none)
         let mut y = vec![0f64; nrows];
         for b in blocks.chunks_exact(2) {
             let k0 = b[0] as usize;
