@@ -880,33 +880,26 @@ pub(crate) fn prepare<'m>(
             p.params
                 .insert("slot_batch".into(), json!(deep_batch(deep, dtype)));
             let wide = !deep && plan::jds_wide(j.main_entries, j.dims.nrows, dtype.size());
-            p.params.insert(
-                "registers".into(),
-                json!(match (deep, wide) {
-                    // U16_DEEP_BOUNDS (common.cuh): 48 in f64
-                    (true, _) if p.u16 && dtype == ValueType::of::<f64>() => 48,
-                    (true, _) => 64,
-                    (false, true) => 40,
-                    (false, false) => 32,
-                }),
-            );
-            let v = if p.u16 {
+            if p.u16 {
                 // offsets first: a matrix they fit no group of gets no kernel
                 ensure_built(&j.u16, kernel.name(), || j.u16_columns(ctx.stream()))?;
                 if let Some(rows) = built_ok(&j.u16, |n| n.groups.narrow_rows) {
                     p.params.insert("narrow_rows".into(), json!(rows));
                 }
                 p.params.insert("column_bits".into(), json!(16));
-                Some(match (deep, wide) {
-                    (true, _) => "u16_deep",
-                    (false, true) => "u16_wide",
-                    (false, false) => "u16",
-                })
-            } else if deep {
-                Some("deep")
-            } else {
-                wide.then_some("wide")
+            }
+            // the build and its register cap (jds.cu's JDS; U16_DEEP_BOUNDS
+            // in common.cuh: 48 in f64)
+            let (v, registers) = match (p.u16, deep, wide) {
+                (true, true, _) if dtype == ValueType::of::<f64>() => (Some("u16_deep"), 48),
+                (true, true, _) => (Some("u16_deep"), 64),
+                (true, false, true) => (Some("u16_wide"), 40),
+                (true, false, false) => (Some("u16"), 32),
+                (false, true, _) => (Some("deep"), 64),
+                (false, false, true) => (Some("wide"), 40),
+                (false, false, false) => (None, 32),
             };
+            p.params.insert("registers".into(), json!(registers));
             let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
             p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);
             p.params.insert("diagonals".into(), json!(j.ndiag));
