@@ -60,6 +60,10 @@ typedef int ofs_t;
         return C(v.x, v.y);                                                           \
     }                                                                                 \
     __device__ __forceinline__ C ld_pinned(const C* __restrict__ p) { return ld(p); } \
+    __device__ __forceinline__ C ldcg(const C* p) {                                   \
+        const R2 v = __ldcg(reinterpret_cast<const R2*>(p));                          \
+        return C(v.x, v.y);                                                           \
+    }                                                                                 \
     __device__ __forceinline__ void stcs(C* p, C v) {                                 \
         __stcs(reinterpret_cast<R2*>(p), MAKE2(v.re, v.im));                          \
     }                                                                                 \
@@ -98,15 +102,17 @@ __device__ __forceinline__ i64 global_thread_id() {
 // Programmatic dependent launch (compute capability 9.0 and later; no-ops
 // below it and when the launch did not ask for it). A product of two
 // launches (HYB's ELL part then its COO tail, SELL's long-row tail,
-// csr-merge's carry fix-up; JDS's tail below 4M entries or without chunks,
-// plan::jds_dependent_tail: chunks were slower on large matrices) launches its second
-// kernel as a dependent (launch.rs, `dependent_launch` in bench's report):
-// dep_launch() in the first kernel lets the second's blocks start as the
-// first's last blocks drain, and the second calls dep_wait() before it
-// touches y (or anything else the first wrote), which returns once the
-// first kernel has finished and its writes are visible. The second
-// kernel's loads and x gathers before dep_wait() overlap the first's last
-// wave instead of waiting for the grid boundary.
+// csr-merge's carry fix-up) launches its second kernel as a dependent
+// (launch.rs, `dependent_launch` in bench's report): dep_launch() in the
+// first kernel lets the second's blocks start as the first's last blocks
+// drain, and the second calls dep_wait() before it touches y (or anything
+// else the first wrote), which returns once the first kernel has finished
+// and its writes are visible. The second kernel's loads and x gathers
+// before dep_wait() overlap the first's last wave instead of waiting for
+// the grid boundary. JDS's tail with chunks goes the other way round: the
+// tail first, the main kernel as the dependent, which never waits (the long
+// rows' sums meet in HeadSums below), so that the two run side by side from
+// the start.
 __device__ __forceinline__ void dep_launch() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -160,6 +166,12 @@ __device__ __forceinline__ double ld_pinned<double>(const double* __restrict__ p
 template <typename T>
 __device__ __forceinline__ T ldcs(const T* __restrict__ p) {
     return __ldcs(p);
+}
+// A load from L2, past the multiprocessor's L1 (which other blocks' atomics
+// do not update): a long row's total (head_add below).
+template <typename T>
+__device__ __forceinline__ T ldcg(const T* p) {
+    return __ldcg(p);
 }
 // Streaming store of y, atomic add into y, and the warp shuffles of a value:
 // the hardware's for real types, part by part for complex ones (below).
@@ -431,6 +443,37 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
     }
     return red[threadIdx.x];  // lane t < R wrote it last itself
 }
+// The sums of the long rows of a product whose main kernel and tail run side
+// by side (JDS's tail with chunks first, the main kernel as its dependent
+// launch, which never waits). Sorted position p < nhead is a long row; cnt[p] kernel
+// threads add a part of its sum (the main kernel's thread of p, one per
+// chunk and band of the tail that holds p; plan::jds_head_counts). Each adds
+// its part into acc[p] (zero between products), then counts itself in
+// done[p]; the one that counts last stores the total at *yp and zeroes
+// acc[p] and done[p] for the next product. Waiting for the whole main
+// kernel instead (dep_wait) held the tail's blocks and their
+// multiprocessors idle (28 % slower on a power law of 8M entries, H100);
+// side by side, uncapped power laws of 59M and 75M entries took 6-17 % less
+// (H200; BENCHMARKS.md, issue 17).
+template <typename T>
+struct HeadSums {
+    int nhead;
+    const int* __restrict__ cnt;
+    T* acc;
+    unsigned* done;
+    __device__ __forceinline__ bool holds(i64 p) const { return p < (i64)nhead; }
+    __device__ __forceinline__ void add(i64 p, T part, T* yp) const {
+        atomic_add(acc + p, part);
+        __threadfence();  // the part before the count
+        if (atomicAdd(done + p, 1u) + 1u == (unsigned)ld(cnt + p)) {
+            __threadfence();  // every other part before the total
+            *yp = ldcg(acc + p);
+            acc[p] = T(0);
+            done[p] = 0u;
+        }
+    }
+};
+
 template <typename T, typename At>
 __device__ __forceinline__ void row_segment(const int* __restrict__ seg, At at,
                                             const int* __restrict__ perm,

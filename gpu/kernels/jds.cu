@@ -32,13 +32,19 @@
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
 // consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c - 1]
 // is the first thread of chunk c (host prefix sum, nchunks + 1 entries).
-// Each thread adds its partial sum to y with one atomic, after spmv_jds_<t>
-// stored the first part on the same stream. Chunks run while their first
-// diagonal has more than plan::BAND_ROWS (256) rows; the diagonals from
-// there on are bands (jds_band below), one block each, after the chunks'
-// blocks (item_ptr[nchunks] = nitems threads of them). The host picks cap
-// (plan::long_row_cap) so that no thread walks more than cap diagonals;
-// matrices whose rows all fit cap launch no tail.
+// Chunks run while their first diagonal has more than plan::BAND_ROWS (256)
+// rows; the diagonals from there on are bands (jds_band below), one block
+// each, after the chunks' blocks (item_ptr[nchunks] = nitems threads of
+// them). The host picks cap (plan::long_row_cap) so that no thread walks
+// more than cap diagonals; matrices whose rows all fit cap launch no tail.
+// A tail with chunks (a power law's head) goes first and the main kernel as
+// its dependent launch: the two run side by side, and every thread of
+// either that holds a part of a long row's sum (sorted position below
+// nhead) adds it with HeadSums::add (common.cuh), whose last adder stores
+// the row's y. A tail of bands only (a few long rows: a circuit's supply
+// rows) goes after the main kernel as its dependent launch and adds its
+// parts into y once the main kernel has stored it (nhead 0; jds_tail_add,
+// plan::jds_tail_first).
 
 // The most diagonals the main kernel walks (cap is at most
 // plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
@@ -209,11 +215,12 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
 // registers the warp's count cost the sum's loads their order, up to 6 %
 // on 2D Laplacians in f64 where it gained up to 9 % in f32 and 5 % in the
 // batched kernels (H200, BENCHMARKS.md, issue 17).
-template <typename T, typename Cols>
+template <bool kHead, typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
                                         const Cols& cols, const T* __restrict__ vals,
-                                        const T* __restrict__ x, T* __restrict__ y) {
+                                        const T* __restrict__ x, T* __restrict__ y,
+                                        const HeadSums<T>& head) {
     i64 p = global_thread_id();
     if (blocks) {
         const int* b = blocks + 2 * (i64)blockIdx.x;
@@ -238,25 +245,51 @@ __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict
         len = jds_search(p, 0, nd, jd);
     }
     const T sum = cols.sum(begin, p, len, jd, vals, x);
-    y[Cols::kStaged ? ld(perm + p) : row] = sum;
+    if constexpr (kHead) {
+        T* yp = y + (Cols::kStaged ? ld(perm + p) : row);
+        if (head.holds(p)) head.add(p, sum, yp);  // a long row: the tail holds the rest
+        else *yp = sum;
+    } else {
+        y[Cols::kStaged ? ld(perm + p) : row] = sum;
+    }
 }
 
 template <typename T, typename Cols>
 __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
                     const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
                     const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
-                    T* __restrict__ y) {
-    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
+                    T* __restrict__ y, const HeadSums<T> head) {
+    // lets a tail that goes after it start (it waits before adding)
     dep_launch();
     const int nd = min(min(ndiag, cap), JDS_STAGED);
+    // two builds of the row: with the head sums (a tail went first) and
+    // without, whose loop stays as it was (under 32 registers the head's
+    // branch reordered jds-u16's loads: 2-3 % slower on circuits in f64)
+    auto row = [&](const ofs_t* jd) {
+        if (head.nhead > 0) jds_row<true>(nrows, nd, blocks, perm, jd, cols, vals, x, y, head);
+        else jds_row<false>(nrows, nd, blocks, perm, jd, cols, vals, x, y, head);
+    };
     if constexpr (Cols::kStaged) {
         __shared__ ofs_t jd[JDS_STAGED + 1];
         for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
         cols.stage(nd);
         __syncthreads();
-        jds_row(nrows, nd, blocks, perm, jd, cols, vals, x, y);
+        row(jd);
     } else {
-        jds_row(nrows, nd, blocks, perm, jd_ptr, cols, vals, x, y);
+        row(jd_ptr);
+    }
+}
+
+// A part of long row p's sum from the tail, whose y is *yp: into the head
+// sums when the tail went first (head.nhead > 0), else into y once the main
+// kernel before it has stored the row.
+template <typename T>
+__device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T part, T* yp) {
+    if (head.nhead > 0) {
+        head.add(p, part, yp);
+    } else {
+        dep_wait();  // after the main kernel's store of y
+        atomic_add(yp, part);
     }
 }
 
@@ -267,31 +300,42 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
 // / R, ...: a warp's loads are consecutive entries whatever R (a circuit's 8
 // supply rows: one row per block strode 8 entries between lanes). A row
 // shorter than a diagonal's count has no entry there. The lanes of one row
-// (t % R equal) sum in shared memory (band_fold, common.cuh), then one
-// atomic a row.
+// (t % R equal) sum in shared memory (band_fold, common.cuh), then each row
+// adds its part (jds_tail_add). Where every diagonal of the band holds R
+// rows (a circuit's supply rows, all of one length), entry (d, q) lies at
+// jd_ptr[d0] + (d - d0) * R + q, and lane t takes entries t, t +
+// blockDim.x, ... of the band directly: row t % R each time (R divides
+// blockDim.x), without the diagonals' starts on its chain of loads.
 template <typename T>
 __device__ __forceinline__ void jds_band(const int* __restrict__ band,
                                          const int* __restrict__ perm,
                                          const ofs_t* __restrict__ jd_ptr,
                                          const int* __restrict__ col_idx,
                                          const T* __restrict__ vals, const T* __restrict__ x,
-                                         T* __restrict__ y) {
+                                         T* __restrict__ y, const HeadSums<T>& head) {
     const int R = ld(band), d0 = ld(band + 1), d1 = ld(band + 2);
     const int q = (int)threadIdx.x & (R - 1);
-    const int step = (int)blockDim.x / R;
+    const i64 s0 = (i64)ld(jd_ptr + d0), s1 = (i64)ld(jd_ptr + d1);
     T sum = T(0);
+    if (s1 - s0 == (i64)(d1 - d0) * R) {
 #pragma unroll 4
-    for (int d = d0 + (int)threadIdx.x / R; d < d1; d += step) {
-        const i64 s = (i64)ld(jd_ptr + d);
-        if ((i64)ld(jd_ptr + d + 1) - s > q) {
-            const i64 idx = s + q;
+        for (i64 idx = s0 + threadIdx.x; idx < s1; idx += blockDim.x) {
             sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+        }
+    } else {
+        const int step = (int)blockDim.x / R;
+#pragma unroll 4
+        for (int d = d0 + (int)threadIdx.x / R; d < d1; d += step) {
+            const i64 s = (i64)ld(jd_ptr + d);
+            if ((i64)ld(jd_ptr + d + 1) - s > q) {
+                const i64 idx = s + q;
+                sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
+            }
         }
     }
     sum = band_fold(sum, R);
-    if ((i64)threadIdx.x < (i64)(ld(jd_ptr + d0 + 1) - ld(jd_ptr + d0))) {
-        dep_wait();  // after the main kernel's store of y
-        atomic_add(y + ld(perm + threadIdx.x), sum);
+    if ((i64)threadIdx.x < (i64)ld(jd_ptr + d0 + 1) - s0) {
+        jds_tail_add(head, threadIdx.x, sum, y + ld(perm + threadIdx.x));
     }
 }
 
@@ -301,10 +345,12 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
                          const i64* __restrict__ item_ptr, const int* __restrict__ bands,
                          const int* __restrict__ col_idx,
                          const T* __restrict__ vals, const T* __restrict__ x,
-                         T* __restrict__ y) {
+                         T* __restrict__ y, const HeadSums<T> head) {
+    dep_launch();  // a main kernel after it may start (it never waits)
     const i64 chunk_blocks = (nitems + blockDim.x - 1) / blockDim.x;
     if ((i64)blockIdx.x >= chunk_blocks) {
-        jds_band(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals, x, y);
+        jds_band(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals, x, y,
+                 head);
         return;
     }
     const i64 t = global_thread_id();
@@ -329,8 +375,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         const i64 idx = (i64)ld(jd_ptr + d) + p;
         sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
     }
-    dep_wait();  // after the main kernel's store of y
-    atomic_add(y + ld(perm + p), sum);
+    jds_tail_add(head, p, sum, y + ld(perm + p));
 }
 
 // spmv_jds_<t>: the plain loop, spmv_jds_<t>_deep: batches of 8 diagonals
@@ -341,11 +386,13 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
 // instead of 8), which f64 and complex rows of 16 diagonals or more run
 // (plan::jds_wide): with 32 their unrolled trip issues its loads in two
 // rounds.
+#define JDS_HEAD(T) int nhead, const int *hcnt, T *hacc, unsigned *hdone
 #define JDS_MAIN(t, T, suffix, BOUNDS, IDX, COLS)                                          \
     extern "C" __global__ void BOUNDS spmv_jds_##t##suffix(                                \
         int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
-        IDX, const T* vals, const T* x, T* y) {                                            \
-        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, COLS, vals, x, y);                 \
+        IDX, const T* vals, const T* x, T* y, JDS_HEAD(T)) {                               \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, COLS, vals, x, y,                  \
+               HeadSums<T>{nhead, hcnt, hacc, hdone});                                     \
     }
 #define JDS_WIDE_BOUNDS __launch_bounds__(256, 6)
 #define JDS_I32 const int *col_idx
@@ -363,8 +410,8 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
-        T* y) {                                                                            \
+        T* y, JDS_HEAD(T)) {                                                               \
         jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, vals, \
-                    x, y);                                                                 \
+                    x, y, HeadSums<T>{nhead, hcnt, hacc, hdone});                          \
     }
 SPMV_TYPES(JDS)

@@ -439,8 +439,9 @@ pub(crate) struct DevJds {
     /// Entries of the main kernel's diagonals (the first `cap`), for
     /// [`plan::jds_wide`].
     pub main_entries: usize,
-    /// The rows longer than `cap` (`None`: none).
-    pub tail: Option<JdsTail>,
+    /// The rows longer than `cap` (`None`: none; boxed, as few layouts
+    /// have them).
+    pub tail: Option<Box<JdsTail>>,
     /// The main kernel's blocks in window order ([`plan::jds_row_blocks`];
     /// `None`: sorted order; boxed, as few layouts have them).
     pub blocks: Option<Box<DevIdx>>,
@@ -500,6 +501,44 @@ pub(crate) struct JdsTail {
     pub threads: u64,
     /// The bands past the chunks ([`plan::Bands`]), one block each.
     pub bands: DevIdx,
+    /// Where the parts of the long rows' sums meet when the tail goes
+    /// first ([`plan::jds_tail_first`]; `None`: it goes after the main
+    /// kernel and adds into `y`).
+    pub head: Option<HeadSums>,
+}
+
+/// The sums of a product's long rows, whose parts the main kernel and its
+/// tail add side by side (`HeadSums` in `common.cuh`): per long row
+/// (sorted position below `nhead`) the number of parts
+/// ([`plan::jds_head_counts`]), the sum so far and the parts counted so
+/// far, both zero between products (the kernels' last adder of each row
+/// zeroes them). The kernels write `acc` and `done`: the products of one
+/// device matrix go on its context's one stream, one at a time.
+#[derive(Debug)]
+pub(crate) struct HeadSums {
+    pub nhead: usize,
+    pub cnt: DevIdx,
+    pub acc: DevVals,
+    pub done: CudaSlice<u32>,
+}
+
+impl HeadSums {
+    fn upload(
+        s: &std::sync::Arc<CudaStream>,
+        cnt: &[i32],
+        value_bytes: usize,
+    ) -> Result<Self, GpuError> {
+        let n = cnt.len();
+        Ok(Self {
+            nhead: n,
+            cnt: upload_i32(s, cnt)?,
+            acc: DevVals {
+                buf: s.alloc_zeros::<u8>((n * value_bytes).max(1))?,
+                len: n,
+            },
+            done: s.alloc_zeros::<u32>(n.max(1))?,
+        })
+    }
 }
 
 /// SELL's long-slice tail ([`plan::sell_tail_items`]).
@@ -812,12 +851,19 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let tail = if items.is_empty() && bands.is_empty() {
         None
     } else {
-        Some(JdsTail {
+        let head = if plan::jds_tail_first(&items) {
+            let counts = plan::jds_head_counts(ndiag, cap, &items, &bands, dlen);
+            Some(HeadSums::upload(s, &counts, std::mem::size_of::<T>())?)
+        } else {
+            None
+        };
+        Some(Box::new(JdsTail {
             nchunks: items.len().saturating_sub(1),
             threads: items.last().map_or(0, |&t| t as u64),
             item_ptr: htod(s, &items)?,
             bands: upload_i32(s, &bands)?,
-        })
+            head,
+        }))
     };
     let perm = m.perm();
     let blocks = plan::jds_row_blocks(m.nrows(), ndiag, dlen, |p| perm[p].to_usize());

@@ -11,8 +11,8 @@ use std::sync::PoisonError;
 
 use crate::context::GpuContext;
 use crate::device_matrix::{
-    built_ok, ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevVals, DeviceMatrix,
-    MergePlan,
+    built_ok, ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevJds, DevVals,
+    DeviceMatrix, HeadSums, MergePlan,
 };
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
@@ -345,13 +345,14 @@ fn coo_args<'a>(
 pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 
 /// Whether the second launch of a two-launch product (HYB's COO tail,
-/// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels;
-/// JDS's tail below [`plan::jds_dependent_tail`]'s size) goes as a programmatic dependent launch: on
-/// compute capability 9.0 and later, unless [`PDL_ENV`] is `0`. Its
-/// blocks then start while the first kernel's last blocks run, load their
-/// entries and gather `x`, and wait
+/// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels,
+/// JDS's tail of bands or its main kernel after a tail of chunks) goes as
+/// a programmatic dependent launch: on compute capability 9.0 and later,
+/// unless [`PDL_ENV`] is `0`. Its blocks then start while the first
+/// kernel's last blocks run, load their entries and gather `x`, and wait
 /// (`dep_wait` in `common.cuh`) only before they add into `y`, instead of
-/// starting at the grid boundary.
+/// starting at the grid boundary; JDS's main kernel after its tail never
+/// waits ([`plan::jds_tail_first`]).
 pub(crate) fn dependent_launch(ctx: &GpuContext) -> bool {
     ctx.compute_capability().0 >= 9 && std::env::var_os(PDL_ENV).is_none_or(|v| v != "0")
 }
@@ -900,8 +901,6 @@ pub(crate) fn prepare<'m>(
                 (false, false, false) => (None, 32),
             };
             p.params.insert("registers".into(), json!(registers));
-            let chunks = j.tail.as_ref().map_or(0, |t| t.nchunks);
-            p.dependent &= plan::jds_dependent_tail(j.dims.nnz, chunks);
             p.params.insert("diagonals".into(), json!(j.ndiag));
             p.params.insert("cap".into(), json!(j.cap));
             let main_threads = match &j.blocks {
@@ -1052,6 +1051,9 @@ impl Prepared<'_> {
         let Some((func, dims)) = &self.main else {
             return Ok(());
         };
+        if let DeviceMatrix::Jds(j) = self.m {
+            return self.enqueue_jds(stream, j, func, *dims, x, y);
+        }
         let main_cfg = cfg(*dims);
         let mut b = stream.launch_builder(func);
         // Every argument must outlive the launch: bind them first.
@@ -1103,28 +1105,8 @@ impl Prepared<'_> {
                 // rows (plan::ell_threads; lanes 1 for _u16).
                 unsafe { b.launch(main_cfg) }?;
             }
-            DeviceMatrix::Jds(j) => {
-                let head = [j.dims.nrows as i32, j.ndiag as i32, j.cap as i32];
-                let null: u64 = 0;
-                sorted_head(&mut b, &head, j.blocks.as_deref(), &null);
-                b.arg(&j.perm.buf).arg(&j.jd_ptr.buf);
-                let set = narrow_columns(self.u16, &j.u16)?;
-                if let Some(Some(Ok(n))) = set.as_deref() {
-                    b.arg(&n.groups.base.buf).arg(&n.ptr).arg(&n.groups.words);
-                }
-                b.arg(&j.col_idx.buf)
-                    .arg(&j.vals.buf)
-                    .arg(&x.buf)
-                    .arg(&mut y.buf);
-                // SAFETY: argument list matches spmv_jds_<t> or, with the
-                // 16-bit columns (built from this layout with its cap: a
-                // base per 32 sorted rows, a start per pair of diagonals and
-                // a word per row of each pair's first), spmv_jds_<t>_u16;
-                // blocks (when given) holds (first position, rows) pairs
-                // within nrows, one per block of the grid
-                // (plan::jds_row_blocks).
-                unsafe { b.launch(main_cfg) }?;
-            }
+            // launched above
+            DeviceMatrix::Jds(_) => {}
             DeviceMatrix::Sell(s) => {
                 let head = [s.dims.nrows as i32, s.slice_height as i32, s.cap as i32];
                 let null: u64 = 0;
@@ -1156,9 +1138,63 @@ impl Prepared<'_> {
         Ok(())
     }
 
+    /// JDS's product: the main kernel (`func`, `dims`) and its tail (when
+    /// it has one). A tail with chunks goes first, and the main kernel as
+    /// its dependent launch, which never waits for it: the long rows' parts
+    /// meet in [`HeadSums`]. A tail of bands goes after the main kernel, as
+    /// its dependent launch, and adds into `y` ([`plan::jds_tail_first`]).
+    fn enqueue_jds(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        j: &DevJds,
+        func: &CudaFunction,
+        dims: LaunchDims,
+        x: &DevVals,
+        y: &mut DevVals,
+    ) -> Result<(), GpuError> {
+        let head = j.tail.as_ref().and_then(|t| t.head.as_ref());
+        let tail = self.tail.as_ref();
+        if let (Some((func, dims)), Some(_)) = (tail, head) {
+            self.enqueue_tail(stream, func, *dims, x, y)?;
+        }
+        let set = narrow_columns(self.u16, &j.u16)?;
+        let mut b = RawArgs::new(stream);
+        b.int(j.dims.nrows as i32)
+            .int(j.ndiag as i32)
+            .int(j.cap as i32);
+        match &j.blocks {
+            Some(blocks) => b.buf(&blocks.buf),
+            None => b.long(0),
+        };
+        b.buf(&j.perm.buf).buf(&j.jd_ptr.buf);
+        if let Some(Some(Ok(n))) = set.as_deref() {
+            b.buf(&n.groups.base.buf).buf(&n.ptr).buf(&n.groups.words);
+        }
+        b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
+        b.buf_mut(&mut y.buf);
+        head_args(&mut b, head);
+        // SAFETY: argument list matches spmv_jds_<t> or, with the 16-bit
+        // columns (built from this layout with its cap: a base per 32
+        // sorted rows, a start per pair of diagonals and a word per row of
+        // each pair's first), spmv_jds_<t>_u16; blocks (when given) holds
+        // (first position, rows) pairs within nrows, one per block of the
+        // grid (plan::jds_row_blocks); the head sums have a count per long
+        // row (plan::jds_head_counts). As a dependent launch of the tail it
+        // reads nothing the tail writes but the head sums, through atomics,
+        // and writes y's other rows only.
+        unsafe { b.launch(func, dims, self.dependent && head.is_some()) }?;
+        if let (Some((func, dims)), None) = (tail, head) {
+            drop(b);
+            drop(set);
+            self.enqueue_tail(stream, func, *dims, x, y)?;
+        }
+        Ok(())
+    }
+
     /// The second launch: HYB's COO part, the long-row tail of JDS or SELL,
-    /// or csr-merge's carry fix-up; each adds into the `y` the main launch
-    /// wrote before it on the same stream.
+    /// or csr-merge's carry fix-up, each of which adds into the `y` the main
+    /// launch wrote before it on the same stream; or JDS's tail of chunks,
+    /// launched before its main kernel ([`Self::enqueue_jds`]).
     fn enqueue_tail(
         &self,
         stream: &std::sync::Arc<CudaStream>,
@@ -1187,12 +1223,16 @@ impl Prepared<'_> {
                 b.buf(&t.bands.buf);
                 b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
-                // SAFETY: argument list matches spmv_jds_<t>_tail, which waits
-                // before its atomic; item_ptr has nchunks + 1 entries ending
-                // at nitems, the grid has their blocks and then one per
-                // band of rows and diagonals of this layout
-                // (plan::jds_tail_items, plan::tail_threads).
-                unsafe { b.launch(func, dims, self.dependent) }
+                head_args(&mut b, t.head.as_ref());
+                // SAFETY: argument list matches spmv_jds_<t>_tail; item_ptr
+                // has nchunks + 1 entries ending at nitems, the grid has
+                // their blocks and then one per band of rows and diagonals
+                // of this layout (plan::jds_tail_items, plan::tail_threads);
+                // the head sums have a count per long row
+                // (plan::jds_head_counts). With them it goes first, not as a
+                // dependent launch; without, after the main kernel, and it
+                // waits before its atomics.
+                unsafe { b.launch(func, dims, self.dependent && t.head.is_none()) }
             }
             DeviceMatrix::Sell(s) => {
                 let Some(t) = &s.tail else {
@@ -1229,6 +1269,19 @@ impl Prepared<'_> {
             DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => Ok(()),
         }
     }
+}
+
+/// Pushes the last arguments of JDS's kernels: the long rows' sums (`nhead`,
+/// counts, sums, parts counted; none when no tail goes first).
+fn head_args<'a>(b: &mut RawArgs<'a>, head: Option<&'a HeadSums>) {
+    match head {
+        Some(h) => b
+            .int(h.nhead as i32)
+            .buf(&h.cnt.buf)
+            .buf(&h.acc.buf)
+            .buf(&h.done),
+        None => b.int(0).long(0).long(0).long(0),
+    };
 }
 
 /// Pushes the arguments of `merge_fixup_<t>` for `plan`: one carry slot per

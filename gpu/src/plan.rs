@@ -63,6 +63,17 @@ pub const SELL_FULL_CHUNKS_MIN: usize = 16_384;
 /// Rows a JDS tail band covers at most ([`Bands`]): one block's threads.
 pub const BAND_ROWS: usize = BLOCK as usize;
 
+/// Entries of a JDS tail band, about ([`Bands`]), when the tail has
+/// chunks and goes first ([`jds_tail_first`]): 16 a thread. Beside the main
+/// kernel, bands of [`SEG_SPAN`] (4 a thread) spent their time starting,
+/// folding and adding their parts, all of a row's parts into one sum: on
+/// uncapped power laws of 59M and 75M entries (rows of up to 2.5M entries)
+/// JDS took 4-6 % longer in f32 and 5-55 % in f64 than with these. A tail
+/// of bands only goes after the main kernel, where its bands' latency
+/// counts: there they stay at [`SEG_SPAN`] (at this size, 3-6 % slower on
+/// circuits of 8.6M and 54M entries in f64; H200, issue 17).
+pub const JDS_BAND_SPAN: usize = 4 * SEG_SPAN;
+
 /// JDS's tail bands: `(rows R, first diagonal, end diagonal)` triples, one
 /// block of the tail launch each, flattened (3 `i32` each). `R` is a power
 /// of two, at most [`BAND_ROWS`], at least the rows active in the first
@@ -79,8 +90,8 @@ pub type Bands = Vec<i32>;
 ///   has more than [`BAND_ROWS`] rows; returned as the first thread of
 ///   each chunk and the total (`nchunks + 1` entries);
 /// - from the first chunk start with fewer rows to the last diagonal,
-///   [`Bands`] of about [`SEG_SPAN`] slots each (`SEG_SPAN / R`
-///   diagonals).
+///   [`Bands`] of about [`JDS_BAND_SPAN`] slots each (`JDS_BAND_SPAN / R`
+///   diagonals) after chunks, else of [`SEG_SPAN`].
 ///
 /// Until 2026-11-28 the rows past the chunks were walked one row per
 /// block ([`Segments`]): a circuit's 8 supply rows of 500 000 entries each
@@ -109,11 +120,91 @@ pub fn jds_tail_items(
     }
     while d < ndiag {
         let rows = diag_len(d).clamp(1, BAND_ROWS).next_power_of_two();
-        let end = (d + SEG_SPAN / rows).min(ndiag);
+        let span = if ptr.is_empty() {
+            SEG_SPAN
+        } else {
+            JDS_BAND_SPAN
+        };
+        let end = (d + span / rows).min(ndiag);
         bands.extend([rows as i32, d as i32, end as i32]);
         d = end;
     }
     (ptr, bands)
+}
+
+/// Whether JDS's tail goes first, beside its main kernel, the long rows'
+/// parts meeting in a sum per row ([`jds_head_counts`]), or after it, as
+/// its dependent launch, adding its parts into `y` once the main kernel has
+/// stored it: first when it has chunks (`items` from [`jds_tail_items`]).
+///
+/// Going after it, the tail's blocks held their multiprocessors waiting for
+/// the whole main kernel (or, launched at its end, added their time to
+/// it): on the H200 (issue 17) JDS took 6-10 % less on power laws of 8M and
+/// 50M entries going first, 5-17 % less on uncapped ones of 59M and 75M.
+/// A tail of bands only (a few long rows: a circuit's supply rows, a dense
+/// row) gained 2 % at most that way and lost 2-9 % on circuits of 8.6M and
+/// 54M entries in f64 (its random gather of `x` beside the main kernel's,
+/// whose blocks go in window order to share `x` in the caches) and 34 % on
+/// one of 1.1M (its bands' latency beyond the main kernel's).
+#[must_use]
+pub fn jds_tail_first(items: &[i64]) -> bool {
+    !items.is_empty()
+}
+
+/// How many threads of a JDS product whose tail goes first
+/// ([`jds_tail_first`]) add a part of each long row's sum:
+/// one entry per sorted position below `diag_len(cap)` (the rows longer
+/// than `cap`; none when `ndiag <= cap`), counting the main kernel's thread
+/// of the row, each chunk of `items` whose first diagonal holds it and each
+/// band of `bands` that does (the tail's parts, [`jds_tail_items`]).
+///
+/// The main kernel goes as the tail's dependent launch and does not wait
+/// for it: the parts meet in a sum per long row, and the thread that adds
+/// the last of its count stores the row (`HeadSums::add` in `common.cuh`).
+///
+/// ```
+/// use sparsetool_gpu::plan::{jds_head_counts, jds_tail_first, jds_tail_items};
+/// // 300 rows longer than cap 2: 260 of 6 entries, 40 of 4; chunks of
+/// // diagonals 2-3 (300 rows) and 4-5 (260), more than a band holds
+/// let lens = [300, 300, 300, 300, 260, 260];
+/// let (items, bands) = jds_tail_items(6, 2, |d| lens[d]);
+/// assert_eq!(items, vec![0, 300, 560]);
+/// assert!(bands.is_empty() && jds_tail_first(&items));
+/// // the main kernel's part of each, and one a chunk that holds it
+/// let counts = jds_head_counts(6, 2, &items, &bands, |d| lens[d]);
+/// assert_eq!((counts[0], counts[259], counts[260], counts[299]), (3, 3, 2, 2));
+/// ```
+#[must_use]
+pub fn jds_head_counts(
+    ndiag: usize,
+    cap: usize,
+    items: &[i64],
+    bands: &[i32],
+    diag_len: impl Fn(usize) -> usize,
+) -> Vec<i32> {
+    let cap = cap.max(1);
+    let nhead = if ndiag > cap { diag_len(cap) } else { 0 };
+    // +1 on the first `rows` positions of each part, as differences
+    let mut diff = vec![0i32; nhead + 1];
+    let mut part = |rows: usize| {
+        diff[0] += 1;
+        diff[rows.min(nhead)] -= 1;
+    };
+    part(nhead);
+    for w in items.windows(2) {
+        part((w[1] - w[0]) as usize);
+    }
+    for b in bands.chunks_exact(3) {
+        part((b[0] as usize).min(diag_len(b[1] as usize)));
+    }
+    let mut run = 0;
+    diff[..nhead]
+        .iter()
+        .map(|d| {
+            run += d;
+            run
+        })
+        .collect()
 }
 
 /// Original rows per window of a window-ordered main launch
@@ -716,18 +807,6 @@ pub fn jds_wide(main_entries: usize, nrows: usize, value_bytes: usize) -> bool {
     value_bytes >= 8 && nrows > 0 && main_entries >= DEEP_SLOTS * nrows
 }
 
-/// Whether JDS's tail goes as a programmatic dependent launch (on devices
-/// that have it) for a matrix of `nnz` entries whose tail has `chunks`
-/// chunks: below 4M entries, or when the tail is all bands. As a dependent
-/// launch it was 15-30 % faster on matrices of 1M entries, 3-10 % on
-/// circuits of 8M and 54M entries (bands only), but 28 % slower on a power
-/// law of 8M entries with 14 chunks of 61 512 threads, which wait for the
-/// whole main kernel holding their multiprocessors (H100, issue 17).
-#[must_use]
-pub fn jds_dependent_tail(nnz: usize, chunks: usize) -> bool {
-    nnz < 4_000_000 || chunks == 0
-}
-
 /// Threads of a long-row tail launch: whole blocks for `chunk_threads`
 /// (one a row and chunk), then one block per triple of `segs` (SELL's
 /// [`Segments`], JDS's [`Bands`], 3 entries each), then one per
@@ -882,10 +961,11 @@ mod tests {
         ] {
             assert!(long_row_cap(n, nnz, longest) <= LONG_ROW_MIN);
         }
-        // one row of 5000 beside short ones: bands of one row, SEG_SPAN
-        // diagonals each; 3 rows of 2000 (R 4, SEG_SPAN / 4 diagonals)
+        // one row of 5000 beside short ones, no chunks (the tail goes after
+        // the main kernel): bands of one row, SEG_SPAN diagonals each; 3
+        // rows of 2000 (R 4, SEG_SPAN / 4 diagonals)
         let (items, bands) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
-        assert!(items.is_empty());
+        assert!(items.is_empty() && !jds_tail_first(&items));
         assert_eq!(
             bands,
             vec![1, 8, 1032, 1, 1032, 2056, 1, 2056, 3080, 1, 3080, 4104, 1, 4104, 5000]
@@ -900,6 +980,25 @@ mod tests {
         let (items, bands) = jds_tail_items(20, 4, |d| if d < 10 { 200 } else { 100 });
         assert!(items.is_empty());
         assert_eq!(bands, vec![256, 4, 8, 256, 8, 12, 128, 12, 20]);
+        // chunks (the tail goes first): 300 rows in the chunks at diagonals
+        // 2 and 4 (290 of them longer than 4, so in the second), then 9
+        // rows in bands of R 16 and JDS_BAND_SPAN / 16 diagonals
+        let lens: Vec<usize> = [300, 300, 300, 300, 290, 290]
+            .into_iter()
+            .chain(std::iter::repeat_n(9, 600))
+            .chain([2, 1])
+            .collect();
+        let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        assert_eq!(items, vec![0, 300, 590]);
+        assert!(jds_tail_first(&items));
+        assert_eq!(bands, vec![16, 6, 262, 16, 262, 518, 16, 518, 608]);
+        let counts = jds_head_counts(lens.len(), 2, &items, &bands, |d| lens[d]);
+        assert_eq!(counts.len(), 300);
+        assert_eq!(&counts[..10], &[6, 6, 6, 6, 6, 6, 6, 6, 6, 3]);
+        assert!(counts[10..290].iter().all(|&c| c == 3));
+        assert!(counts[290..].iter().all(|&c| c == 2));
+        // no tail: no long rows
+        assert!(jds_head_counts(12, 12, &[], &[], |d| lens[d]).is_empty());
         // slices of 2 rows, cap 4: slice 0 (rows of 5 and 5) and slice 3
         // (9 and 1) have their long rows first: bands of 2 and 1 rows;
         // slice 1 (rows of 2 and 6) not: its row is a segment

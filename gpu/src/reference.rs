@@ -597,10 +597,15 @@ fn ell_ref<T: Scalar>(
 /// [`crate::plan::jds_row_blocks`] gives one, so a block it misses leaves
 /// its rows zero) finds its row length within the first `cap` diagonals by
 /// binary search over the diagonal lengths, walks them, and stores the sum
-/// at `perm[p]`; then every tail item (chunk `c >= 1` of `cap` diagonals,
-/// one per row active in its first diagonal, [`crate::plan::jds_tail_items`])
+/// at `perm[p]`; every tail item (chunk `c >= 1` of `cap` diagonals, one
+/// per row active in its first diagonal, [`crate::plan::jds_tail_items`])
 /// and every band (the first `R` rows' entries of its diagonals, one sum
-/// per row active in its first diagonal) adds its partial sums.
+/// per row active in its first diagonal) has a part of a long row's sum,
+/// which it adds to `y`; or, where the tail goes first
+/// ([`crate::plan::jds_tail_first`]), a long row's parts (the main
+/// kernel's too) meet as the kernels' do (`HeadSums` in `common.cuh`): the
+/// part that completes its count ([`crate::plan::jds_head_counts`]) stores
+/// the row, so a wrong count leaves it zero or partial.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
@@ -684,30 +689,57 @@ fn jds_ref<T: Scalar, I: Index>(
             main_col(d, p, idx)
         })
     };
-    let blocks = crate::plan::jds_row_blocks(nrows, ndiag, dlen, |p| perm[p].to_usize());
-    let mut y = if blocks.is_empty() {
-        scatter_rows(nrows, Some(perm), main)
+    let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, dlen);
+    let counts = if crate::plan::jds_tail_first(&items) {
+        crate::plan::jds_head_counts(ndiag, cap, &items, &bands, dlen)
     } else {
-        let mut y = vec![0f64; nrows];
+        Vec::new()
+    };
+    // the long rows' sums and parts so far (HeadSums::add)
+    let mut head = vec![(0f64, 0i32); counts.len()];
+    let mut y = vec![0f64; nrows];
+    let mut add = |y: &mut [f64], p: usize, part: f64| {
+        let Some((sum, done)) = head.get_mut(p) else {
+            y[perm[p].to_usize()] += part;
+            return;
+        };
+        *sum += part;
+        *done += 1;
+        if *done == counts[p] {
+            y[perm[p].to_usize()] = *sum;
+        }
+    };
+    // the main kernel first: a tail that goes after it adds into its y
+    let blocks = crate::plan::jds_row_blocks(nrows, ndiag, dlen, |p| perm[p].to_usize());
+    let mut store = |y: &mut [f64], p: usize| {
+        if p < counts.len() {
+            add(y, p, main(p));
+        } else {
+            y[perm[p].to_usize()] = main(p);
+        }
+    };
+    if blocks.is_empty() {
+        (0..nrows).for_each(|p| store(&mut y, p));
+    } else {
         for b in blocks.chunks_exact(2) {
             let p0 = b[0] as usize;
-            for p in p0..p0 + b[1] as usize {
-                y[perm[p].to_usize()] = main(p);
-            }
+            (p0..p0 + b[1] as usize).for_each(|p| store(&mut y, p));
         }
-        y
-    };
-    let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, dlen);
+    }
     for (c, w) in items.windows(2).enumerate() {
         let d0 = (c + 1) * cap;
         for p in 0..(w[1] - w[0]) as usize {
-            y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, (d0 + cap).min(ndiag)));
+            add(
+                &mut y,
+                p,
+                walk(p, d0, run_end(p, d0, (d0 + cap).min(ndiag))),
+            );
         }
     }
     for band in bands.chunks_exact(3) {
         let [r, d0, d1] = [band[0], band[1], band[2]].map(|v| v as usize);
         for p in 0..r.min(dlen(d0)) {
-            y[perm[p].to_usize()] += walk(p, d0, run_end(p, d0, d1));
+            add(&mut y, p, walk(p, d0, run_end(p, d0, d1)));
         }
     }
     y
