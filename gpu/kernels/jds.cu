@@ -27,24 +27,27 @@
 //
 // spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
 // (the head of the sorted order), which one thread would otherwise walk
-// alone: a row of 2.5M entries took 408 ms. Chunk c >= 1 covers diagonals
+// alone: a row of 2.5M entries took 408 ms. Chunk c covers diagonals
 // [c * cap, (c + 1) * cap); the rows active in it are the first
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
-// consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c - 1]
-// is the first thread of chunk c (host prefix sum, nchunks + 1 entries).
+// consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c] is
+// the first thread of chunk c (host prefix sum, nchunks + 1 entries).
 // Chunks run while their first diagonal has more than plan::BAND_ROWS (256)
 // rows; the diagonals from there on are bands (jds_band below), one block
 // each, after the chunks' blocks (item_ptr[nchunks] = nitems threads of
 // them). The host picks cap (plan::long_row_cap) so that no thread walks
 // more than cap diagonals; matrices whose rows all fit cap launch no tail.
-// A tail with chunks (a power law's head) goes first and the main kernel as
-// its dependent launch: the two run side by side, and every thread of
-// either that holds a part of a long row's sum (sorted position below
-// nhead) adds it with HeadSums::add (common.cuh), whose last adder stores
-// the row's y. A tail of bands only (a few long rows: a circuit's supply
-// rows) goes after the main kernel as its dependent launch and adds its
-// parts into y once the main kernel has stored it (nhead 0; jds_tail_add,
-// plan::jds_tail_first).
+//
+// A tail with chunks (a power law's head: more than 256 rows longer than
+// cap) holds the long rows whole: its chunk 0 is their first cap diagonals,
+// which the main kernel leaves to it (its blocks start past them,
+// plan::jds_row_blocks). It goes first and the main kernel as its dependent
+// launch, which never waits: every part of a long row (sorted position
+// below nhead) meets the others in HeadSums::add (common.cuh), whose last
+// adder stores the row's y. A tail of bands only (a few long rows: a
+// circuit's supply rows) has no chunk 0; it goes after the main kernel as
+// its dependent launch and adds its parts into y once the main kernel has
+// stored it (nhead 0; jds_tail_add, plan::jds_tail_first).
 
 // The most diagonals the main kernel walks (cap is at most
 // plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
@@ -215,12 +218,11 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
 // registers the warp's count cost the sum's loads their order, up to 6 %
 // on 2D Laplacians in f64 where it gained up to 9 % in f32 and 5 % in the
 // batched kernels (H200, BENCHMARKS.md, issue 17).
-template <bool kHead, typename T, typename Cols>
+template <typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
                                         const Cols& cols, const T* __restrict__ vals,
-                                        const T* __restrict__ x, T* __restrict__ y,
-                                        const HeadSums<T>& head) {
+                                        const T* __restrict__ x, T* __restrict__ y) {
     i64 p = global_thread_id();
     if (blocks) {
         const int* b = blocks + 2 * (i64)blockIdx.x;
@@ -245,38 +247,25 @@ __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict
         len = jds_search(p, 0, nd, jd);
     }
     const T sum = cols.sum(begin, p, len, jd, vals, x);
-    if constexpr (kHead) {
-        T* yp = y + (Cols::kStaged ? ld(perm + p) : row);
-        if (head.holds(p)) head.add(p, sum, yp);  // a long row: the tail holds the rest
-        else *yp = sum;
-    } else {
-        y[Cols::kStaged ? ld(perm + p) : row] = sum;
-    }
+    y[Cols::kStaged ? ld(perm + p) : row] = sum;
 }
 
 template <typename T, typename Cols>
 __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ blocks,
                     const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
                     const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
-                    T* __restrict__ y, const HeadSums<T> head) {
-    // lets a tail that goes after it start (it waits before adding)
+                    T* __restrict__ y) {
+    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
     dep_launch();
     const int nd = min(min(ndiag, cap), JDS_STAGED);
-    // two builds of the row: with the head sums (a tail went first) and
-    // without, whose loop stays as it was (under 32 registers the head's
-    // branch reordered jds-u16's loads: 2-3 % slower on circuits in f64)
-    auto row = [&](const ofs_t* jd) {
-        if (head.nhead > 0) jds_row<true>(nrows, nd, blocks, perm, jd, cols, vals, x, y, head);
-        else jds_row<false>(nrows, nd, blocks, perm, jd, cols, vals, x, y, head);
-    };
     if constexpr (Cols::kStaged) {
         __shared__ ofs_t jd[JDS_STAGED + 1];
         for (int i = threadIdx.x; i <= nd; i += blockDim.x) jd[i] = ld(jd_ptr + i);
         cols.stage(nd);
         __syncthreads();
-        row(jd);
+        jds_row(nrows, nd, blocks, perm, jd, cols, vals, x, y);
     } else {
-        row(jd_ptr);
+        jds_row(nrows, nd, blocks, perm, jd_ptr, cols, vals, x, y);
     }
 }
 
@@ -362,7 +351,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         if (ld(item_ptr + mid) <= t) lo = mid; else hi = mid - 1;
     }
     const i64 p = t - ld(item_ptr + lo);
-    const int d0 = (lo + 1) * cap;
+    const int d0 = lo * cap;
     // diagonals of [d0, min(d0 + cap, ndiag)) longer than p
     int a = d0, b = min(d0 + cap, ndiag);
     while (a < b) {
@@ -390,9 +379,8 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
 #define JDS_MAIN(t, T, suffix, BOUNDS, IDX, COLS)                                          \
     extern "C" __global__ void BOUNDS spmv_jds_##t##suffix(                                \
         int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
-        IDX, const T* vals, const T* x, T* y, JDS_HEAD(T)) {                               \
-        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, COLS, vals, x, y,                  \
-               HeadSums<T>{nhead, hcnt, hacc, hdone});                                     \
+        IDX, const T* vals, const T* x, T* y) {                                            \
+        jds<T>(nrows, ndiag, cap, blocks, perm, jd_ptr, COLS, vals, x, y);                 \
     }
 #define JDS_WIDE_BOUNDS __launch_bounds__(256, 6)
 #define JDS_I32 const int *col_idx

@@ -502,13 +502,13 @@ pub(crate) struct JdsTail {
     /// The bands past the chunks ([`plan::Bands`]), one block each.
     pub bands: DevIdx,
     /// Where the parts of the long rows' sums meet when the tail goes
-    /// first ([`plan::jds_tail_first`]; `None`: it goes after the main
-    /// kernel and adds into `y`).
+    /// first, holding those rows whole ([`plan::jds_tail_first`]; `None`:
+    /// it goes after the main kernel and adds into `y`).
     pub head: Option<HeadSums>,
 }
 
-/// The sums of a product's long rows, whose parts the main kernel and its
-/// tail add side by side (`HeadSums` in `common.cuh`): per long row
+/// The sums of a product's long rows, whose parts the threads of a tail
+/// that goes first add (`HeadSums` in `common.cuh`): per long row
 /// (sorted position below `nhead`) the number of parts
 /// ([`plan::jds_head_counts`]), the sum so far and the parts counted so
 /// far, both zero between products (the kernels' last adder of each row
@@ -848,6 +848,12 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let cap = plan::long_row_cap(m.nrows(), m.nnz(), ndiag);
     let dlen = |d: usize| jd[d + 1].to_usize() - jd[d].to_usize();
     let (items, bands) = plan::jds_tail_items(ndiag, cap, dlen);
+    // the long rows a tail that goes first holds whole
+    let nhead = if plan::jds_tail_first(&items) {
+        dlen(cap)
+    } else {
+        0
+    };
     let tail = if items.is_empty() && bands.is_empty() {
         None
     } else {
@@ -866,7 +872,8 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
         }))
     };
     let perm = m.perm();
-    let blocks = plan::jds_row_blocks(m.nrows(), ndiag, dlen, |p| perm[p].to_usize());
+    let rows = nhead..m.nrows();
+    let blocks = plan::jds_row_blocks(m.nrows(), rows, ndiag, dlen, |p| perm[p].to_usize());
     Ok(DevJds {
         dims,
         ndiag,

@@ -1140,9 +1140,11 @@ impl Prepared<'_> {
 
     /// JDS's product: the main kernel (`func`, `dims`) and its tail (when
     /// it has one). A tail with chunks goes first, and the main kernel as
-    /// its dependent launch, which never waits for it: the long rows' parts
-    /// meet in [`HeadSums`]. A tail of bands goes after the main kernel, as
-    /// its dependent launch, and adds into `y` ([`plan::jds_tail_first`]).
+    /// its dependent launch, which never waits for it: the tail holds the
+    /// long rows whole, their parts meeting in [`HeadSums`], and the main
+    /// kernel's blocks leave them out. A tail of bands goes after the main
+    /// kernel, as its dependent launch, and adds into `y`
+    /// ([`plan::jds_tail_first`]).
     fn enqueue_jds(
         &self,
         stream: &std::sync::Arc<CudaStream>,
@@ -1172,16 +1174,14 @@ impl Prepared<'_> {
         }
         b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
         b.buf_mut(&mut y.buf);
-        head_args(&mut b, head);
         // SAFETY: argument list matches spmv_jds_<t> or, with the 16-bit
         // columns (built from this layout with its cap: a base per 32
         // sorted rows, a start per pair of diagonals and a word per row of
         // each pair's first), spmv_jds_<t>_u16; blocks (when given) holds
         // (first position, rows) pairs within nrows, one per block of the
-        // grid (plan::jds_row_blocks); the head sums have a count per long
-        // row (plan::jds_head_counts). As a dependent launch of the tail it
-        // reads nothing the tail writes but the head sums, through atomics,
-        // and writes y's other rows only.
+        // grid (plan::jds_row_blocks). As a dependent launch of the tail it
+        // reads nothing the tail writes and writes y's other rows only (its
+        // blocks leave out the long rows).
         unsafe { b.launch(func, dims, self.dependent && head.is_some()) }?;
         if let (Some((func, dims)), None) = (tail, head) {
             drop(b);
@@ -1271,8 +1271,9 @@ impl Prepared<'_> {
     }
 }
 
-/// Pushes the last arguments of JDS's kernels: the long rows' sums (`nhead`,
-/// counts, sums, parts counted; none when no tail goes first).
+/// Pushes the last arguments of JDS's tail: the long rows' sums (`nhead`,
+/// counts, sums, parts counted; none when the tail goes after the main
+/// kernel).
 fn head_args<'a>(b: &mut RawArgs<'a>, head: Option<&'a HeadSums>) {
     match head {
         Some(h) => b

@@ -85,10 +85,13 @@ pub const JDS_BAND_SPAN: usize = 4 * SEG_SPAN;
 pub type Bands = Vec<i32>;
 
 /// The tail of the JDS kernel (`spmv_jds_<t>_tail`), in two parts:
-/// - chunks, one thread per row active in their first diagonal: chunk `c
-///   >= 1` covers diagonals `[c * cap, (c + 1) * cap)` while that diagonal
-///   has more than [`BAND_ROWS`] rows; returned as the first thread of
-///   each chunk and the total (`nchunks + 1` entries);
+/// - chunks, one thread per row active in their first diagonal: chunk `c`
+///   covers diagonals `[c * cap, (c + 1) * cap)` of the rows longer than
+///   `cap`, `c >= 1` while diagonal `c * cap` has more than [`BAND_ROWS`]
+///   rows; returned as the first thread of each chunk and the total
+///   (`nchunks + 1` entries). With any such chunk `c >= 1`, chunk 0 (the
+///   long rows' first `cap` diagonals) is the tail's too: the main kernel
+///   leaves those rows whole to it ([`jds_tail_first`], [`jds_row_blocks`]);
 /// - from the first chunk start with fewer rows to the last diagonal,
 ///   [`Bands`] of about [`JDS_BAND_SPAN`] slots each (`JDS_BAND_SPAN / R`
 ///   diagonals) after chunks, else of [`SEG_SPAN`].
@@ -112,7 +115,9 @@ pub fn jds_tail_items(
     let mut d = cap;
     while d < ndiag && diag_len(d) > BAND_ROWS {
         if ptr.is_empty() {
-            ptr.push(0);
+            // chunk 0
+            total = diag_len(cap) as i64;
+            ptr.extend([0, total]);
         }
         total += diag_len(d) as i64;
         ptr.push(total);
@@ -132,9 +137,10 @@ pub fn jds_tail_items(
     (ptr, bands)
 }
 
-/// Whether JDS's tail goes first, beside its main kernel, the long rows'
-/// parts meeting in a sum per row ([`jds_head_counts`]), or after it, as
-/// its dependent launch, adding its parts into `y` once the main kernel has
+/// Whether JDS's tail goes first, beside its main kernel, holding the long
+/// rows whole (its chunk 0 their first `cap` diagonals) and their parts
+/// meeting in a sum per row ([`jds_head_counts`]), or after it, as its
+/// dependent launch, adding its parts into `y` once the main kernel has
 /// stored it: first when it has chunks (`items` from [`jds_tail_items`]).
 ///
 /// Going after it, the tail's blocks held their multiprocessors waiting for
@@ -151,26 +157,27 @@ pub fn jds_tail_first(items: &[i64]) -> bool {
     !items.is_empty()
 }
 
-/// How many threads of a JDS product whose tail goes first
-/// ([`jds_tail_first`]) add a part of each long row's sum:
-/// one entry per sorted position below `diag_len(cap)` (the rows longer
-/// than `cap`; none when `ndiag <= cap`), counting the main kernel's thread
-/// of the row, each chunk of `items` whose first diagonal holds it and each
-/// band of `bands` that does (the tail's parts, [`jds_tail_items`]).
+/// How many threads of a JDS tail that goes first ([`jds_tail_first`]) add
+/// a part of each long row's sum: one entry per sorted position below
+/// `diag_len(cap)` (the rows longer than `cap`; none when `ndiag <= cap`),
+/// counting each chunk of `items` whose first diagonal holds it (chunk 0
+/// holds them all) and each band of `bands` that does ([`jds_tail_items`]).
 ///
 /// The main kernel goes as the tail's dependent launch and does not wait
-/// for it: the parts meet in a sum per long row, and the thread that adds
-/// the last of its count stores the row (`HeadSums::add` in `common.cuh`).
+/// for it, nor touch the long rows: their parts meet in a sum per row, and
+/// the thread that adds the last of its count stores the row
+/// (`HeadSums::add` in `common.cuh`).
 ///
 /// ```
 /// use sparsetool_gpu::plan::{jds_head_counts, jds_tail_first, jds_tail_items};
 /// // 300 rows longer than cap 2: 260 of 6 entries, 40 of 4; chunks of
-/// // diagonals 2-3 (300 rows) and 4-5 (260), more than a band holds
+/// // diagonals 2-3 (300 rows) and 4-5 (260), more than a band holds, and
+/// // chunk 0 of diagonals 0-1 of the 300
 /// let lens = [300, 300, 300, 300, 260, 260];
 /// let (items, bands) = jds_tail_items(6, 2, |d| lens[d]);
-/// assert_eq!(items, vec![0, 300, 560]);
+/// assert_eq!(items, vec![0, 300, 600, 860]);
 /// assert!(bands.is_empty() && jds_tail_first(&items));
-/// // the main kernel's part of each, and one a chunk that holds it
+/// // one part a chunk that holds the row
 /// let counts = jds_head_counts(6, 2, &items, &bands, |d| lens[d]);
 /// assert_eq!((counts[0], counts[259], counts[260], counts[299]), (3, 3, 2, 2));
 /// ```
@@ -190,7 +197,6 @@ pub fn jds_head_counts(
         diff[0] += 1;
         diff[rows.min(nhead)] -= 1;
     };
-    part(nhead);
     for w in items.windows(2) {
         part((w[1] - w[0]) as usize);
     }
@@ -281,21 +287,53 @@ pub fn window_blocks(
         .collect()
 }
 
-/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`): sorted rows, a
-/// block's [`BLOCK`] a unit, the runs of equal length read off the diagonal
-/// lengths (a row's length changes only at a diagonal's length).
+/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`) over the sorted
+/// positions `rows` of `0..nrows`: sorted rows, a block's [`BLOCK`] a unit,
+/// the runs of equal length read off the diagonal lengths (a row's length
+/// changes only at a diagonal's length). Where `rows` leaves out the first
+/// positions (the long rows a tail that goes first holds whole,
+/// [`jds_tail_first`]), blocks in sorted order from there when window
+/// order does not apply.
+///
+/// ```
+/// use sparsetool_gpu::plan::jds_row_blocks;
+/// // 600 rows of one length: sorted order, unless the first 300 are left out
+/// assert!(jds_row_blocks(600, 0..600, 4, |_| 600, |p| p).is_empty());
+/// assert_eq!(jds_row_blocks(600, 300..600, 4, |_| 600, |p| p), vec![300, 256, 556, 44]);
+/// // all of them: a block of none
+/// assert_eq!(jds_row_blocks(600, 600..600, 4, |_| 600, |p| p), vec![0, 0]);
+/// ```
 #[must_use]
 pub fn jds_row_blocks(
     nrows: usize,
+    rows: std::ops::Range<usize>,
     ndiag: usize,
     diag_len: impl Fn(usize) -> usize,
     perm: impl Fn(usize) -> usize,
 ) -> Vec<i32> {
-    let mut bounds: Vec<usize> = (0..ndiag).map(diag_len).chain([0, nrows]).collect();
+    let mut bounds: Vec<usize> = (0..ndiag)
+        .map(diag_len)
+        .chain([rows.start, rows.end])
+        .filter(|b| rows.contains(b) || *b == rows.end)
+        .collect();
     bounds.sort_unstable();
     bounds.dedup();
     let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm)
+    let blocks = window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm);
+    if !blocks.is_empty() || rows.start == 0 {
+        return blocks;
+    }
+    // (an empty list would be sorted order over all rows: none is a block
+    // of none)
+    let sorted: Vec<i32> = rows
+        .step_by(BLOCK as usize)
+        .flat_map(|p| [p as i32, (nrows - p).min(BLOCK as usize) as i32])
+        .collect();
+    if sorted.is_empty() {
+        vec![0, 0]
+    } else {
+        sorted
+    }
 }
 
 /// [`window_blocks`] of SELL's main kernel (`spmv_sell_<t>`): a slice of
@@ -944,12 +982,13 @@ mod tests {
         // rows of 300 on average: the walk stops at LONG_ROW_MIN
         assert_eq!(long_row_cap(100_000, 30_000_000, 400), LONG_ROW_MIN);
         // diagonal lengths 300 300 300 300 300 290 9 9 2 1 1 1: cap 2;
-        // chunks at diagonals 2 and 4 with 300 rows each (> BAND_ROWS);
-        // diagonal 6 has 9: bands from there, R = 16 (64 diagonals a band,
-        // more than are left), then none
+        // chunk 0 (diagonals 0 and 1 of the 300 rows longer than 2), chunks
+        // at diagonals 2 and 4 with 300 rows each (> BAND_ROWS); diagonal 6
+        // has 9: bands from there, R = 16 (256 diagonals a band, more than
+        // are left), then none
         let lens = [300usize, 300, 300, 300, 300, 290, 9, 9, 2, 1, 1, 1];
         let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
-        assert_eq!(items, vec![0, 300, 600]);
+        assert_eq!(items, vec![0, 300, 600, 900]);
         assert_eq!(bands, vec![16, 6, 12]);
         let (items, bands) = jds_tail_items(12, 12, |d| lens[d]);
         assert!(items.is_empty() && bands.is_empty());
@@ -980,16 +1019,17 @@ mod tests {
         let (items, bands) = jds_tail_items(20, 4, |d| if d < 10 { 200 } else { 100 });
         assert!(items.is_empty());
         assert_eq!(bands, vec![256, 4, 8, 256, 8, 12, 128, 12, 20]);
-        // chunks (the tail goes first): 300 rows in the chunks at diagonals
-        // 2 and 4 (290 of them longer than 4, so in the second), then 9
-        // rows in bands of R 16 and JDS_BAND_SPAN / 16 diagonals
+        // chunks (the tail goes first): 300 rows in chunk 0 (diagonals 0
+        // and 1) and the chunks at diagonals 2 and 4 (290 of them longer
+        // than 4, so in the second), then 9 rows in bands of R 16 and
+        // JDS_BAND_SPAN / 16 diagonals
         let lens: Vec<usize> = [300, 300, 300, 300, 290, 290]
             .into_iter()
             .chain(std::iter::repeat_n(9, 600))
             .chain([2, 1])
             .collect();
         let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
-        assert_eq!(items, vec![0, 300, 590]);
+        assert_eq!(items, vec![0, 300, 600, 890]);
         assert!(jds_tail_first(&items));
         assert_eq!(bands, vec![16, 6, 262, 16, 262, 518, 16, 518, 608]);
         let counts = jds_head_counts(lens.len(), 2, &items, &bands, |d| lens[d]);
@@ -1062,7 +1102,7 @@ mod tests {
         perm.sort_by_key(|&r| std::cmp::Reverse(len(r)));
         let ndiag = 9;
         let dlen = |d: usize| (0..n).filter(|&r| len(r) > d).count();
-        let blocks = jds_row_blocks(n, ndiag, dlen, |p| perm[p]);
+        let blocks = jds_row_blocks(n, 0..n, ndiag, dlen, |p| perm[p]);
         // every sorted position exactly once, a block's unit within one
         // length
         let mut seen = vec![0u8; n];
@@ -1086,11 +1126,20 @@ mod tests {
         let lens: Vec<usize> = first_rows[..4].iter().map(|&r| len(r)).collect();
         assert_eq!(lens, [3, 2, 3, 2]);
         // sorted order kept: one window, one large run, or an unstable perm
-        assert!(jds_row_blocks(w, ndiag, dlen, |p| perm[p]).is_empty());
-        assert!(jds_row_blocks(n, 2, |_| n, |p| p).is_empty());
+        assert!(jds_row_blocks(w, 0..w, ndiag, dlen, |p| perm[p]).is_empty());
+        assert!(jds_row_blocks(n, 0..n, 2, |_| n, |p| p).is_empty());
         let mut shuffled = perm.clone();
         shuffled.swap(10, 11);
-        assert!(jds_row_blocks(n, ndiag, dlen, |p| shuffled[p]).is_empty());
+        assert!(jds_row_blocks(n, 0..n, ndiag, dlen, |p| shuffled[p]).is_empty());
+        // the long row left out (a tail holds it whole): the same blocks
+        // but its run
+        let past = jds_row_blocks(n, 1..n, ndiag, dlen, |p| perm[p]);
+        assert_eq!(&past[..], &blocks[2..]);
+        // in sorted order: blocks from position 1
+        let sorted = jds_row_blocks(w, 1..w, ndiag, dlen, |p| perm[p]);
+        assert_eq!(&sorted[..4], &[1, 256, 257, 256]);
+        let covered: i32 = sorted.chunks_exact(2).map(|b| b[1]).sum();
+        assert_eq!(covered as usize, w - 1);
         // SELL, slices of 32 of the same sorted rows: slice 0 (the long
         // row and 31 of length 3) first, then a slice a unit, padded to
         // whole blocks of 8

@@ -698,6 +698,28 @@ fn jds_ref<T: Scalar, I: Index>(
     // the long rows' sums and parts so far (HeadSums::add)
     let mut head = vec![(0f64, 0i32); counts.len()];
     let mut y = vec![0f64; nrows];
+    // the main kernel first (past the long rows a tail that goes first
+    // holds whole): a tail that goes after it adds into its y
+    // (a long row the main kernel walked too, which the kernels would race
+    // on, comes out NaN)
+    let nhead = counts.len();
+    let mut store = |p: usize| {
+        let sum = main(p);
+        if p < nhead {
+            head[p].0 = f64::NAN;
+        }
+        y[perm[p].to_usize()] = sum;
+    };
+    let blocks =
+        crate::plan::jds_row_blocks(nrows, nhead..nrows, ndiag, dlen, |p| perm[p].to_usize());
+    if blocks.is_empty() {
+        (0..nrows).for_each(&mut store);
+    } else {
+        for b in blocks.chunks_exact(2) {
+            let p0 = b[0] as usize;
+            (p0..p0 + b[1] as usize).for_each(&mut store);
+        }
+    }
     let mut add = |y: &mut [f64], p: usize, part: f64| {
         let Some((sum, done)) = head.get_mut(p) else {
             y[perm[p].to_usize()] += part;
@@ -709,25 +731,8 @@ fn jds_ref<T: Scalar, I: Index>(
             y[perm[p].to_usize()] = *sum;
         }
     };
-    // the main kernel first: a tail that goes after it adds into its y
-    let blocks = crate::plan::jds_row_blocks(nrows, ndiag, dlen, |p| perm[p].to_usize());
-    let mut store = |y: &mut [f64], p: usize| {
-        if p < counts.len() {
-            add(y, p, main(p));
-        } else {
-            y[perm[p].to_usize()] = main(p);
-        }
-    };
-    if blocks.is_empty() {
-        (0..nrows).for_each(|p| store(&mut y, p));
-    } else {
-        for b in blocks.chunks_exact(2) {
-            let p0 = b[0] as usize;
-            (p0..p0 + b[1] as usize).for_each(|p| store(&mut y, p));
-        }
-    }
     for (c, w) in items.windows(2).enumerate() {
-        let d0 = (c + 1) * cap;
+        let d0 = c * cap;
         for p in 0..(w[1] - w[0]) as usize {
             add(
                 &mut y,
@@ -1332,7 +1337,7 @@ mod tests {
         let ndiag = j.jd_ptr().len() - 1;
         for cap in [2, 3, 64] {
             let perm = j.perm();
-            let blocks = crate::plan::jds_row_blocks(n, ndiag, dlen, |p| perm[p] as usize);
+            let blocks = crate::plan::jds_row_blocks(n, 0..n, ndiag, dlen, |p| perm[p] as usize);
             assert!(!blocks.is_empty(), "cap {cap}: window order expected");
             let yj = spmv_jds(n, cap, perm, j.jd_ptr(), j.col_idx(), j.values(), &x);
             assert_eq!(yj, y, "jds cap {cap}");

@@ -6,6 +6,9 @@
 //!
 //! Without a CUDA device each test prints `SKIPPED: no CUDA device` and
 //! passes, unless `SPARSETOOL_REQUIRE_GPU=1`, where it fails instead.
+//! `SPARSETOOL_TEST_KERNELS=jds,sell` runs the every-kernel tests over the
+//! kernels whose names start with one of those words only (and says so),
+//! for a kernel's change when device time is short.
 
 use std::path::{Path, PathBuf};
 
@@ -750,6 +753,19 @@ fn check_kernel<T: Scalar, I: Index>(
     fails
 }
 
+/// The kernels of `kernels()` that `SPARSETOOL_TEST_KERNELS` names (every
+/// kernel without it).
+fn chosen_kernels() -> Vec<GpuKernel> {
+    let Ok(only) = std::env::var("SPARSETOOL_TEST_KERNELS") else {
+        return kernels();
+    };
+    println!("SPARSETOOL_TEST_KERNELS={only}: those kernels only");
+    kernels()
+        .into_iter()
+        .filter(|k| only.split(',').any(|w| k.name().starts_with(w.trim())))
+        .collect()
+}
+
 fn run_all<T: Scalar, I: Index>(
     run: &Runner<'_, T, I>,
     dtype: Precision,
@@ -758,7 +774,7 @@ fn run_all<T: Scalar, I: Index>(
     let mut fails = Vec::new();
     for (name, a) in matrices {
         let a: Csr<T, I> = cast(a);
-        for k in kernels() {
+        for k in chosen_kernels() {
             fails.extend(check_kernel(run, name, &a, k, dtype));
         }
     }
