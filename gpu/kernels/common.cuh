@@ -443,18 +443,18 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
     }
     return red[threadIdx.x];  // lane t < R wrote it last itself
 }
-// The sums of the long rows of a product whose main kernel and tail run side
-// by side (JDS's tail with chunks first, the main kernel as its dependent
-// launch, which never waits). Sorted position p < nhead is a long row; cnt[p] kernel
-// threads add a part of its sum (the main kernel's thread of p, one per
-// chunk and band of the tail that holds p; plan::jds_head_counts). Each adds
-// its part into acc[p] (zero between products), then counts itself in
-// done[p]; the one that counts last stores the total at *yp and zeroes
-// acc[p] and done[p] for the next product. Waiting for the whole main
-// kernel instead (dep_wait) held the tail's blocks and their
-// multiprocessors idle (28 % slower on a power law of 8M entries, H100);
-// side by side, uncapped power laws of 59M and 75M entries took 6-17 % less
-// (H200; BENCHMARKS.md, issue 17).
+// The sums of the long rows of a tail that holds them whole and runs beside
+// its main kernel (JDS's tail with chunks goes first, the main kernel as its
+// dependent launch, which never waits and leaves those rows out). Sorted
+// position p < nhead is a long row; cnt[p] threads of the tail add a part
+// of its sum (one per chunk and band that holds p; plan::jds_head_counts).
+// Each adds its part into acc[p] (zero between products), then counts
+// itself in done[p]; the one that counts last stores the total at *yp and
+// zeroes acc[p] and done[p] for the next product. Going after the main
+// kernel instead and waiting for it (dep_wait), the tail's blocks held
+// their multiprocessors idle (28 % slower on a power law of 8M entries,
+// H100); side by side, JDS took 12-19 % less on power laws of 8M and 59M
+// entries (H200; BENCHMARKS.md, issue 17).
 template <typename T>
 struct HeadSums {
     int nhead;

@@ -270,8 +270,9 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
 }
 
 // A part of long row p's sum from the tail, whose y is *yp: into the head
-// sums when the tail went first (head.nhead > 0), else into y once the main
-// kernel before it has stored the row.
+// sums when the tail went first and holds the row whole (head.nhead > 0),
+// else into y once the main kernel before it has stored the row's first
+// part.
 template <typename T>
 __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T part, T* yp) {
     if (head.nhead > 0) {

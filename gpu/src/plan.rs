@@ -68,10 +68,11 @@ pub const BAND_ROWS: usize = BLOCK as usize;
 /// kernel, bands of [`SEG_SPAN`] (4 a thread) spent their time starting,
 /// folding and adding their parts, all of a row's parts into one sum: on
 /// uncapped power laws of 59M and 75M entries (rows of up to 2.5M entries)
-/// JDS took 4-6 % longer in f32 and 5-55 % in f64 than with these. A tail
-/// of bands only goes after the main kernel, where its bands' latency
-/// counts: there they stay at [`SEG_SPAN`] (at this size, 3-6 % slower on
-/// circuits of 8.6M and 54M entries in f64; H200, issue 17).
+/// JDS took 5-6 % longer on one of 75M entries and 25-54 % on one of 59M
+/// than with these. A tail of bands only goes after the main kernel, where
+/// its bands' latency counts: there they stay at [`SEG_SPAN`] (at this
+/// size, 16-48 % slower on circuits of 1.1M and 8.6M entries, within 5 %
+/// on one of 54M; H200, issue 17).
 pub const JDS_BAND_SPAN: usize = 4 * SEG_SPAN;
 
 /// JDS's tail bands: `(rows R, first diagonal, end diagonal)` triples, one
@@ -145,8 +146,8 @@ pub fn jds_tail_items(
 ///
 /// Going after it, the tail's blocks held their multiprocessors waiting for
 /// the whole main kernel (or, launched at its end, added their time to
-/// it): on the H200 (issue 17) JDS took 6-10 % less on power laws of 8M and
-/// 50M entries going first, 5-17 % less on uncapped ones of 59M and 75M.
+/// it): on the H200 (issue 17) JDS took 5-13 % less on power laws of 8M and
+/// 50M entries going first, 5-19 % less on uncapped ones of 59M and 75M.
 /// A tail of bands only (a few long rows: a circuit's supply rows, a dense
 /// row) gained 2 % at most that way and lost 2-9 % on circuits of 8.6M and
 /// 54M entries in f64 (its random gather of `x` beside the main kernel's,
