@@ -110,9 +110,10 @@ __device__ __forceinline__ i64 global_thread_id() {
 // and its writes are visible. The second kernel's loads and x gathers
 // before dep_wait() overlap the first's last wave instead of waiting for
 // the grid boundary. JDS's tail with chunks goes the other way round: the
-// tail first, the main kernel as the dependent, which never waits (the long
-// rows' sums meet in HeadSums below), so that the two run side by side from
-// the start.
+// tail first, the main kernel as the dependent, which waits in one thread
+// only (so that its grid ends after the tail's) and leaves the long rows to
+// the tail (their sums meet in HeadSums below): the two run side by side
+// from the start.
 __device__ __forceinline__ void dep_launch() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -445,9 +446,10 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
 }
 // The sums of the long rows of a tail that holds them whole and runs beside
 // its main kernel (JDS's tail with chunks goes first, the main kernel as its
-// dependent launch, which never waits and leaves those rows out). Sorted
-// position p < nhead is a long row; cnt[p] threads of the tail add a part
-// of its sum (one per chunk and band that holds p; plan::jds_head_counts).
+// dependent launch, which waits in one thread only and leaves those rows
+// out). Sorted position p < nhead is a long row; cnt[p] threads of the tail
+// add a part of its sum (one per chunk and band that holds p;
+// plan::jds_head_counts).
 // Each adds its part into acc[p] (zero between products), then counts
 // itself in done[p]; the one that counts last stores the total at *yp and
 // zeroes acc[p] and done[p] for the next product. Going after the main

@@ -42,9 +42,9 @@
 // cap) holds the long rows whole: its chunk 0 is their first cap diagonals,
 // which the main kernel leaves to it (its blocks start past them,
 // plan::jds_row_blocks). It goes first and the main kernel as its dependent
-// launch, which never waits: every part of a long row (sorted position
-// below nhead) meets the others in HeadSums::add (common.cuh), whose last
-// adder stores the row's y. A tail of bands only (a few long rows: a
+// launch, which waits in one thread only (jds): every part of a long row
+// (sorted position below nhead) meets the others in HeadSums::add
+// (common.cuh), whose last adder stores the row's y. A tail of bands only (a few long rows: a
 // circuit's supply rows) has no chunk 0; it goes after the main kernel as
 // its dependent launch and adds its parts into y once the main kernel has
 // stored it (nhead 0; jds_tail_add, plan::jds_tail_first).
@@ -255,8 +255,16 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
                     const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
                     const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
-    // lets a dependent tail start; it waits before adding (launch.rs, prepare)
+    // lets a tail of bands after it start; it waits before adding (launch.rs)
     dep_launch();
+    // As the dependent launch of a tail that goes first, one thread waits
+    // for the tail (a no-op otherwise): the grid then ends after the tail,
+    // and the work queued after it on the stream (a copy of y, or the next
+    // product, whose tail must not add to sums the last one's has not yet
+    // stored and zeroed) waits for both. A dependent grid must wait somewhere (PTX ISA,
+    // griddepcontrol); one warp of block 0 waiting keeps the rest beside
+    // the tail.
+    if (blockIdx.x == 0 && threadIdx.x == 0) dep_wait();
     const int nd = min(min(ndiag, cap), JDS_STAGED);
     if constexpr (Cols::kStaged) {
         __shared__ ofs_t jd[JDS_STAGED + 1];
@@ -336,7 +344,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
                          const int* __restrict__ col_idx,
                          const T* __restrict__ vals, const T* __restrict__ x,
                          T* __restrict__ y, const HeadSums<T> head) {
-    dep_launch();  // a main kernel after it may start (it never waits)
+    dep_launch();  // a main kernel after it may start (one thread waits)
     const i64 chunk_blocks = (nitems + blockDim.x - 1) / blockDim.x;
     if ((i64)blockIdx.x >= chunk_blocks) {
         jds_band(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals, x, y,

@@ -165,7 +165,8 @@ pub fn jds_tail_first(items: &[i64]) -> bool {
 /// holds them all) and each band of `bands` that does ([`jds_tail_items`]).
 ///
 /// The main kernel goes as the tail's dependent launch and does not wait
-/// for it, nor touch the long rows: their parts meet in a sum per row, and
+/// for it (but in one thread, so that its grid ends after the tail's), nor
+/// touch the long rows: their parts meet in a sum per row, and
 /// the thread that adds the last of its count stores the row
 /// (`HeadSums::add` in `common.cuh`).
 ///
