@@ -857,7 +857,7 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let tail = if items.is_empty() && bands.is_empty() {
         None
     } else {
-        let head = if plan::jds_tail_first(&items) {
+        let head = if nhead > 0 {
             let counts = plan::jds_head_counts(ndiag, cap, &items, &bands, dlen);
             Some(HeadSums::upload(s, &counts, std::mem::size_of::<T>())?)
         } else {

@@ -351,8 +351,8 @@ pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 /// unless [`PDL_ENV`] is `0`. Its blocks then start while the first
 /// kernel's last blocks run, load their entries and gather `x`, and wait
 /// (`dep_wait` in `common.cuh`) only before they add into `y`, instead of
-/// starting at the grid boundary; JDS's main kernel after its tail never
-/// waits ([`plan::jds_tail_first`]).
+/// starting at the grid boundary; JDS's main kernel after its tail waits in
+/// one thread only ([`plan::jds_tail_first`]).
 pub(crate) fn dependent_launch(ctx: &GpuContext) -> bool {
     ctx.compute_capability().0 >= 9 && std::env::var_os(PDL_ENV).is_none_or(|v| v != "0")
 }

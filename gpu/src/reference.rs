@@ -597,15 +597,17 @@ fn ell_ref<T: Scalar>(
 /// [`crate::plan::jds_row_blocks`] gives one, so a block it misses leaves
 /// its rows zero) finds its row length within the first `cap` diagonals by
 /// binary search over the diagonal lengths, walks them, and stores the sum
-/// at `perm[p]`; every tail item (chunk `c >= 1` of `cap` diagonals, one
-/// per row active in its first diagonal, [`crate::plan::jds_tail_items`])
-/// and every band (the first `R` rows' entries of its diagonals, one sum
-/// per row active in its first diagonal) has a part of a long row's sum,
-/// which it adds to `y`; or, where the tail goes first
-/// ([`crate::plan::jds_tail_first`]), a long row's parts (the main
-/// kernel's too) meet as the kernels' do (`HeadSums` in `common.cuh`): the
-/// part that completes its count ([`crate::plan::jds_head_counts`]) stores
-/// the row, so a wrong count leaves it zero or partial.
+/// at `perm[p]`; every band of the tail (the first `R` rows' entries of its
+/// diagonals, one sum per row active in its first diagonal,
+/// [`crate::plan::jds_tail_items`]) adds its part of a long row to `y`.
+/// Where the tail has chunks (chunk `c` of `cap` diagonals, one per row
+/// active in its first diagonal), it goes first
+/// ([`crate::plan::jds_tail_first`]) and holds the long rows whole (chunk 0
+/// their first `cap` diagonals), which the main kernel's blocks leave out
+/// (a block that walks one anyway leaves it NaN); their parts meet as the
+/// kernels' do (`HeadSums` in `common.cuh`): the part that completes its
+/// count ([`crate::plan::jds_head_counts`]) stores the row, so a wrong
+/// count leaves it zero or partial.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
