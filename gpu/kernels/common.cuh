@@ -112,8 +112,8 @@ __device__ __forceinline__ i64 global_thread_id() {
 // the grid boundary. JDS's tail with chunks goes the other way round: the
 // tail first, the main kernel as the dependent, which waits in one thread
 // only (so that its grid ends after the tail's) and leaves the long rows to
-// the tail (their sums meet in HeadSums below): the two run side by side
-// from the start.
+// the tail (their sums meet in HeadSums below): the main kernel's blocks
+// start once the tail's have all started, and the two run side by side.
 __device__ __forceinline__ void dep_launch() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -455,8 +455,9 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
 // zeroes acc[p] and done[p] for the next product. Going after the main
 // kernel instead and waiting for it (dep_wait), the tail's blocks held
 // their multiprocessors idle (28 % slower on a power law of 8M entries,
-// H100); side by side, JDS took 12-19 % less on power laws of 8M and 59M
-// entries (H200; BENCHMARKS.md, issue 17).
+// H100); side by side, JDS took 5-13 % less on power laws of 8M and 50M
+// entries, 5-19 % less on uncapped ones of 59M and 75M (H200; BENCHMARKS.md,
+// issue 17).
 template <typename T>
 struct HeadSums {
     int nhead;

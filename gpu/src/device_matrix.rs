@@ -436,15 +436,19 @@ pub(crate) struct DevJds {
     pub ndiag: usize,
     /// Diagonals walked by one thread ([`plan::long_row_cap`]).
     pub cap: usize,
-    /// Entries of the main kernel's diagonals (the first `cap`), for
-    /// [`plan::jds_wide`].
+    /// Entries of the first `cap` diagonals, for [`plan::jds_wide`] (the
+    /// long rows' too, which a tail that goes first walks instead: the
+    /// choice was measured so).
     pub main_entries: usize,
     /// The rows longer than `cap` (`None`: none; boxed, as few layouts
     /// have them).
     pub tail: Option<Box<JdsTail>>,
-    /// The main kernel's blocks in window order ([`plan::jds_row_blocks`];
-    /// `None`: sorted order; boxed, as few layouts have them).
+    /// The main kernel's blocks ([`plan::jds_main_blocks`]: in window order,
+    /// or in sorted order past the long rows a tail that goes first holds;
+    /// `None`: sorted order over all rows; boxed, as few layouts have them).
     pub blocks: Option<Box<DevIdx>>,
+    /// Whether `blocks` go in window order.
+    pub window: bool,
     pub perm: DevIdx,
     pub jd_ptr: DevOfs,
     pub col_idx: DevIdx,
@@ -873,7 +877,8 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     };
     let perm = m.perm();
     let rows = nhead..m.nrows();
-    let blocks = plan::jds_row_blocks(m.nrows(), rows, ndiag, dlen, |p| perm[p].to_usize());
+    let (blocks, window) =
+        plan::jds_main_blocks(m.nrows(), rows, ndiag, dlen, |p| perm[p].to_usize());
     Ok(DevJds {
         dims,
         ndiag,
@@ -885,6 +890,7 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
         } else {
             Some(Box::new(upload_i32(s, &blocks)?))
         },
+        window,
         perm: upload_idx(s, "perm", m.perm())?,
         jd_ptr: upload_ofs(s, "jd_ptr", jd, offsets.wide_for(m.nnz() as u64))?,
         col_idx: upload_idx(s, "col_idx", m.col_idx())?,

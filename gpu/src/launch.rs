@@ -609,9 +609,9 @@ fn narrow_columns<U>(want: bool, slot: &Built<U>) -> Result<Option<BuiltGuard<'_
     }
 }
 
-/// Pushes the first arguments of JDS's and SELL's main kernels: `nrows`,
-/// diagonals or slice height, `cap` (`head`), then `blocks` (null without
-/// window-ordered units).
+/// Pushes the first arguments of SELL's main kernels: `nrows`, slice
+/// height, `cap` (`head`), then `blocks` (null without window-ordered
+/// units; JDS's go through [`Prepared::enqueue_jds`]).
 fn sorted_head<'a>(
     b: &mut cudarc::driver::LaunchArgs<'a>,
     head: &'a [i32; 3],
@@ -907,8 +907,7 @@ pub(crate) fn prepare<'m>(
                 Some(b) => (b.len / 2) as u64 * u64::from(plan::BLOCK),
                 None => j.dims.nrows as u64,
             };
-            p.params
-                .insert("window_blocks".into(), json!(j.blocks.is_some()));
+            p.params.insert("window_blocks".into(), json!(j.window));
             if let Some(d) = threads(main_threads) {
                 p.main = Some((f(KernelId::Jds, "spmv_jds", v)?, d));
             }
@@ -1157,10 +1156,16 @@ impl Prepared<'_> {
     ) -> Result<(), GpuError> {
         let head = j.tail.as_ref().and_then(|t| t.head.as_ref());
         let tail = self.tail.as_ref();
+        let set = narrow_columns(self.u16, &j.u16)?;
+        if head.is_some() && tail.is_none() {
+            // the main kernel's blocks leave the long rows to it
+            return Err(GpuError::MissingKernel(
+                "JDS's long-row tail (its grid could not be sized)".into(),
+            ));
+        }
         if let (Some((func, dims)), Some(_)) = (tail, head) {
             self.enqueue_tail(stream, func, *dims, x, y)?;
         }
-        let set = narrow_columns(self.u16, &j.u16)?;
         let mut b = RawArgs::new(stream);
         b.int(j.dims.nrows as i32)
             .int(j.ndiag as i32)

@@ -34,7 +34,7 @@ pub const NARROW_ROWS: usize = 8;
 
 /// Slots of one long row a block of [`BLOCK`] threads walks per segment
 /// (4 a thread; `SEG_SPAN` in `common.cuh`), and about the slots of one of
-/// JDS's [`Bands`].
+/// JDS's [`Bands`] without chunks ([`JDS_BAND_SPAN`] after them).
 pub const SEG_SPAN: usize = 4 * BLOCK as usize;
 
 /// The long rows' segments: `(sorted position, first slot, end slot)`
@@ -292,19 +292,8 @@ pub fn window_blocks(
 /// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`) over the sorted
 /// positions `rows` of `0..nrows`: sorted rows, a block's [`BLOCK`] a unit,
 /// the runs of equal length read off the diagonal lengths (a row's length
-/// changes only at a diagonal's length). Where `rows` leaves out the first
-/// positions (the long rows a tail that goes first holds whole,
-/// [`jds_tail_first`]), blocks in sorted order from there when window
-/// order does not apply.
-///
-/// ```
-/// use sparsetool_gpu::plan::jds_row_blocks;
-/// // 600 rows of one length: sorted order, unless the first 300 are left out
-/// assert!(jds_row_blocks(600, 0..600, 4, |_| 600, |p| p).is_empty());
-/// assert_eq!(jds_row_blocks(600, 300..600, 4, |_| 600, |p| p), vec![300, 256, 556, 44]);
-/// // all of them: a block of none
-/// assert_eq!(jds_row_blocks(600, 600..600, 4, |_| 600, |p| p), vec![0, 0]);
-/// ```
+/// changes only at a diagonal's length); empty where window order does not
+/// apply ([`jds_main_blocks`] has the blocks the main kernel runs).
 #[must_use]
 pub fn jds_row_blocks(
     nrows: usize,
@@ -321,21 +310,52 @@ pub fn jds_row_blocks(
     bounds.sort_unstable();
     bounds.dedup();
     let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    let blocks = window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm);
-    if !blocks.is_empty() || rows.start == 0 {
-        return blocks;
+    window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm)
+}
+
+/// The blocks of JDS's main kernel over the sorted positions `rows` of
+/// `0..nrows` (past the long rows a tail that goes first holds whole,
+/// [`jds_tail_first`]), and whether they go in window order: those of
+/// [`jds_row_blocks`]; else, where `rows` leaves out the first positions,
+/// blocks in sorted order from there (a block of none for no rows, as an
+/// empty list is sorted order over all of them); else none (sorted order).
+///
+/// ```
+/// use sparsetool_gpu::plan::jds_main_blocks;
+/// // 600 rows of one length: sorted order, unless the first 300 are left out
+/// assert_eq!(jds_main_blocks(600, 0..600, 4, |_| 600, |p| p), (vec![], false));
+/// assert_eq!(
+///     jds_main_blocks(600, 300..600, 4, |_| 600, |p| p),
+///     (vec![300, 256, 556, 44], false)
+/// );
+/// // all of them: a block of none
+/// assert_eq!(jds_main_blocks(600, 600..600, 4, |_| 600, |p| p), (vec![0, 0], false));
+/// ```
+#[must_use]
+pub fn jds_main_blocks(
+    nrows: usize,
+    rows: std::ops::Range<usize>,
+    ndiag: usize,
+    diag_len: impl Fn(usize) -> usize,
+    perm: impl Fn(usize) -> usize,
+) -> (Vec<i32>, bool) {
+    let window = jds_row_blocks(nrows, rows.clone(), ndiag, diag_len, perm);
+    if !window.is_empty() || rows.start == 0 {
+        let ordered = !window.is_empty();
+        return (window, ordered);
     }
-    // (an empty list would be sorted order over all rows: none is a block
-    // of none)
     let sorted: Vec<i32> = rows
         .step_by(BLOCK as usize)
         .flat_map(|p| [p as i32, (nrows - p).min(BLOCK as usize) as i32])
         .collect();
-    if sorted.is_empty() {
-        vec![0, 0]
-    } else {
-        sorted
-    }
+    (
+        if sorted.is_empty() {
+            vec![0, 0]
+        } else {
+            sorted
+        },
+        false,
+    )
 }
 
 /// [`window_blocks`] of SELL's main kernel (`spmv_sell_<t>`): a slice of
@@ -1137,8 +1157,13 @@ mod tests {
         // but its run
         let past = jds_row_blocks(n, 1..n, ndiag, dlen, |p| perm[p]);
         assert_eq!(&past[..], &blocks[2..]);
+        assert_eq!(
+            jds_main_blocks(n, 1..n, ndiag, dlen, |p| perm[p]),
+            (past, true)
+        );
         // in sorted order: blocks from position 1
-        let sorted = jds_row_blocks(w, 1..w, ndiag, dlen, |p| perm[p]);
+        let (sorted, window) = jds_main_blocks(w, 1..w, ndiag, dlen, |p| perm[p]);
+        assert!(!window);
         assert_eq!(&sorted[..4], &[1, 256, 257, 256]);
         let covered: i32 = sorted.chunks_exact(2).map(|b| b[1]).sum();
         assert_eq!(covered as usize, w - 1);

@@ -712,8 +712,8 @@ fn jds_ref<T: Scalar, I: Index>(
         }
         y[perm[p].to_usize()] = sum;
     };
-    let blocks =
-        crate::plan::jds_row_blocks(nrows, nhead..nrows, ndiag, dlen, |p| perm[p].to_usize());
+    let (blocks, _) =
+        crate::plan::jds_main_blocks(nrows, nhead..nrows, ndiag, dlen, |p| perm[p].to_usize());
     if blocks.is_empty() {
         (0..nrows).for_each(&mut store);
     } else {
