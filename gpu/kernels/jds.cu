@@ -14,7 +14,7 @@
 // the warp or searched per thread, jds_row), so the trip count is known and
 // the unrolled loads are independent. Block b takes sorted positions
 // b * 256 .. b * 256 + 255, or, when the host gives `blocks`
-// (plan::jds_row_blocks), the blocks[2b + 1] positions from blocks[2b]: the
+// (plan::jds_main_blocks), the blocks[2b + 1] positions from blocks[2b]: the
 // runs of equal length cut into blocks, in the order of their first
 // original row, so that the blocks running together write whole sectors of
 // y and gather the same part of x (a circuit's lengths 2 to 8 interleave;
@@ -41,7 +41,7 @@
 // A tail with chunks (a power law's head: more than 256 rows longer than
 // cap) holds the long rows whole: its chunk 0 is their first cap diagonals,
 // which the main kernel leaves to it (its blocks start past them,
-// plan::jds_row_blocks). It goes first and the main kernel as its dependent
+// plan::jds_main_blocks). It goes first and the main kernel as its dependent
 // launch, which waits in one thread only (jds): every part of a long row
 // (sorted position below nhead) meets the others in HeadSums::add
 // (common.cuh), whose last adder stores the row's y. A tail of bands only (a few long rows: a

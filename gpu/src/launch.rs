@@ -1185,7 +1185,7 @@ impl Prepared<'_> {
         // sorted rows, a start per pair of diagonals and a word per row of
         // each pair's first), spmv_jds_<t>_u16; blocks (when given) holds
         // (first position, rows) pairs within nrows, one per block of the
-        // grid (plan::jds_row_blocks). As a dependent launch of the tail it
+        // grid (plan::jds_main_blocks). As a dependent launch of the tail it
         // reads nothing the tail writes and writes y's other rows only (its
         // blocks leave out the long rows).
         unsafe { b.launch(func, dims, self.dependent && head.is_some()) }?;

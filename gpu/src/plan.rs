@@ -92,7 +92,7 @@ pub type Bands = Vec<i32>;
 ///   rows; returned as the first thread of each chunk and the total
 ///   (`nchunks + 1` entries). With any such chunk `c >= 1`, chunk 0 (the
 ///   long rows' first `cap` diagonals) is the tail's too: the main kernel
-///   leaves those rows whole to it ([`jds_tail_first`], [`jds_row_blocks`]);
+///   leaves those rows whole to it ([`jds_tail_first`], [`jds_main_blocks`]);
 /// - from the first chunk start with fewer rows to the last diagonal,
 ///   [`Bands`] of about [`JDS_BAND_SPAN`] slots each (`JDS_BAND_SPAN / R`
 ///   diagonals) after chunks, else of [`SEG_SPAN`].
@@ -289,36 +289,15 @@ pub fn window_blocks(
         .collect()
 }
 
-/// [`window_blocks`] of JDS's main kernel (`spmv_jds_<t>`) over the sorted
-/// positions `rows` of `0..nrows`: sorted rows, a block's [`BLOCK`] a unit,
-/// the runs of equal length read off the diagonal lengths (a row's length
-/// changes only at a diagonal's length); empty where window order does not
-/// apply ([`jds_main_blocks`] has the blocks the main kernel runs).
-#[must_use]
-pub fn jds_row_blocks(
-    nrows: usize,
-    rows: std::ops::Range<usize>,
-    ndiag: usize,
-    diag_len: impl Fn(usize) -> usize,
-    perm: impl Fn(usize) -> usize,
-) -> Vec<i32> {
-    let mut bounds: Vec<usize> = (0..ndiag)
-        .map(diag_len)
-        .chain([rows.start, rows.end])
-        .filter(|b| rows.contains(b) || *b == rows.end)
-        .collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm)
-}
-
-/// The blocks of JDS's main kernel over the sorted positions `rows` of
-/// `0..nrows` (past the long rows a tail that goes first holds whole,
-/// [`jds_tail_first`]), and whether they go in window order: those of
-/// [`jds_row_blocks`]; else, where `rows` leaves out the first positions,
-/// blocks in sorted order from there (a block of none for no rows, as an
-/// empty list is sorted order over all of them); else none (sorted order).
+/// The blocks of JDS's main kernel (`spmv_jds_<t>`) over the sorted
+/// positions `rows` of `0..nrows` (past the long rows a tail that goes
+/// first holds whole, [`jds_tail_first`]), and whether they go in window
+/// order: [`window_blocks`] of sorted rows, a block's [`BLOCK`] a unit, the
+/// runs of equal length read off the diagonal lengths (a row's length
+/// changes only at a diagonal's length); where window order does not apply
+/// and `rows` leaves out the first positions, blocks in sorted order from
+/// there (a block of none for no rows, as an empty list is sorted order
+/// over all of them); else none (sorted order).
 ///
 /// ```
 /// use sparsetool_gpu::plan::jds_main_blocks;
@@ -339,7 +318,15 @@ pub fn jds_main_blocks(
     diag_len: impl Fn(usize) -> usize,
     perm: impl Fn(usize) -> usize,
 ) -> (Vec<i32>, bool) {
-    let window = jds_row_blocks(nrows, rows.clone(), ndiag, diag_len, perm);
+    let mut bounds: Vec<usize> = (0..ndiag)
+        .map(diag_len)
+        .chain([rows.start, rows.end])
+        .filter(|b| rows.contains(b) || *b == rows.end)
+        .collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let runs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let window = window_blocks(nrows, &runs, (BLOCK as usize, BLOCK as usize), perm);
     if !window.is_empty() || rows.start == 0 {
         let ordered = !window.is_empty();
         return (window, ordered);
@@ -1124,7 +1111,8 @@ mod tests {
         perm.sort_by_key(|&r| std::cmp::Reverse(len(r)));
         let ndiag = 9;
         let dlen = |d: usize| (0..n).filter(|&r| len(r) > d).count();
-        let blocks = jds_row_blocks(n, 0..n, ndiag, dlen, |p| perm[p]);
+        let (blocks, window) = jds_main_blocks(n, 0..n, ndiag, dlen, |p| perm[p]);
+        assert!(window);
         // every sorted position exactly once, a block's unit within one
         // length
         let mut seen = vec![0u8; n];
@@ -1148,19 +1136,20 @@ mod tests {
         let lens: Vec<usize> = first_rows[..4].iter().map(|&r| len(r)).collect();
         assert_eq!(lens, [3, 2, 3, 2]);
         // sorted order kept: one window, one large run, or an unstable perm
-        assert!(jds_row_blocks(w, 0..w, ndiag, dlen, |p| perm[p]).is_empty());
-        assert!(jds_row_blocks(n, 0..n, 2, |_| n, |p| p).is_empty());
+        assert!(jds_main_blocks(w, 0..w, ndiag, dlen, |p| perm[p])
+            .0
+            .is_empty());
+        assert!(jds_main_blocks(n, 0..n, 2, |_| n, |p| p).0.is_empty());
         let mut shuffled = perm.clone();
         shuffled.swap(10, 11);
-        assert!(jds_row_blocks(n, 0..n, ndiag, dlen, |p| shuffled[p]).is_empty());
+        assert!(jds_main_blocks(n, 0..n, ndiag, dlen, |p| shuffled[p])
+            .0
+            .is_empty());
         // the long row left out (a tail holds it whole): the same blocks
         // but its run
-        let past = jds_row_blocks(n, 1..n, ndiag, dlen, |p| perm[p]);
+        let (past, window) = jds_main_blocks(n, 1..n, ndiag, dlen, |p| perm[p]);
+        assert!(window);
         assert_eq!(&past[..], &blocks[2..]);
-        assert_eq!(
-            jds_main_blocks(n, 1..n, ndiag, dlen, |p| perm[p]),
-            (past, true)
-        );
         // in sorted order: blocks from position 1
         let (sorted, window) = jds_main_blocks(w, 1..w, ndiag, dlen, |p| perm[p]);
         assert!(!window);

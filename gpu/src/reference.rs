@@ -594,7 +594,7 @@ fn ell_ref<T: Scalar>(
 /// Reference of `spmv_jds_<t>` and `spmv_jds_<t>_tail` with `cap`
 /// diagonals per thread ([`crate::plan::long_row_cap`]): every sorted
 /// position `p` of the main kernel's blocks (in window order where
-/// [`crate::plan::jds_row_blocks`] gives one, so a block it misses leaves
+/// [`crate::plan::jds_main_blocks`] gives one, so a block it misses leaves
 /// its rows zero) finds its row length within the first `cap` diagonals by
 /// binary search over the diagonal lengths, walks them, and stores the sum
 /// at `perm[p]`; every band of the tail (the first `R` rows' entries of its
@@ -1339,7 +1339,7 @@ mod tests {
         let ndiag = j.jd_ptr().len() - 1;
         for cap in [2, 3, 64] {
             let perm = j.perm();
-            let blocks = crate::plan::jds_row_blocks(n, 0..n, ndiag, dlen, |p| perm[p] as usize);
+            let blocks = crate::plan::jds_main_blocks(n, 0..n, ndiag, dlen, |p| perm[p] as usize).0;
             assert!(!blocks.is_empty(), "cap {cap}: window order expected");
             let yj = spmv_jds(n, cap, perm, j.jd_ptr(), j.col_idx(), j.values(), &x);
             assert_eq!(yj, y, "jds cap {cap}");
