@@ -464,7 +464,6 @@ struct HeadSums {
     const int* __restrict__ cnt;
     T* acc;
     unsigned* done;
-    __device__ __forceinline__ bool holds(i64 p) const { return p < (i64)nhead; }
     __device__ __forceinline__ void add(i64 p, T part, T* yp) const {
         atomic_add(acc + p, part);
         __threadfence();  // the part before the count

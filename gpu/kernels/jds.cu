@@ -261,9 +261,9 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
     // for the tail (a no-op otherwise): the grid then ends after the tail,
     // and the work queued after it on the stream (a copy of y, or the next
     // product, whose tail must not add to sums the last one's has not yet
-    // stored and zeroed) waits for both. A dependent grid must wait somewhere (PTX ISA,
-    // griddepcontrol); one warp of block 0 waiting keeps the rest beside
-    // the tail.
+    // stored and zeroed) waits for both. A dependent grid must wait
+    // somewhere (PTX ISA, griddepcontrol); one warp of block 0 waiting
+    // keeps the rest beside the tail.
     if (blockIdx.x == 0 && threadIdx.x == 0) dep_wait();
     const int nd = min(min(ndiag, cap), JDS_STAGED);
     if constexpr (Cols::kStaged) {
@@ -384,7 +384,6 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
 // instead of 8), which f64 and complex rows of 16 diagonals or more run
 // (plan::jds_wide): with 32 their unrolled trip issues its loads in two
 // rounds.
-#define JDS_HEAD(T) int nhead, const int *hcnt, T *hacc, unsigned *hdone
 #define JDS_MAIN(t, T, suffix, BOUNDS, IDX, COLS)                                          \
     extern "C" __global__ void BOUNDS spmv_jds_##t##suffix(                                \
         int nrows, int ndiag, int cap, const int* blocks, const int* perm, const ofs_t* jd_ptr, \
@@ -407,7 +406,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
-        T* y, JDS_HEAD(T)) {                                                               \
+        T* y, int nhead, const int* hcnt, T* hacc, unsigned* hdone) {                     \
         jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, vals, \
                     x, y, HeadSums<T>{nhead, hcnt, hacc, hdone});                          \
     }

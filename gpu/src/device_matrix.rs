@@ -513,14 +513,14 @@ pub(crate) struct JdsTail {
 
 /// The sums of a product's long rows, whose parts the threads of a tail
 /// that goes first add (`HeadSums` in `common.cuh`): per long row
-/// (sorted position below `nhead`) the number of parts
+/// (the first sorted positions, one per count) the number of parts
 /// ([`plan::jds_head_counts`]), the sum so far and the parts counted so
 /// far, both zero between products (the kernels' last adder of each row
 /// zeroes them). The kernels write `acc` and `done`: the products of one
 /// device matrix go on its context's one stream, one at a time.
 #[derive(Debug)]
 pub(crate) struct HeadSums {
-    pub nhead: usize,
+    /// A count per long row (`cnt.len` of them).
     pub cnt: DevIdx,
     pub acc: DevVals,
     pub done: CudaSlice<u32>,
@@ -534,7 +534,6 @@ impl HeadSums {
     ) -> Result<Self, GpuError> {
         let n = cnt.len();
         Ok(Self {
-            nhead: n,
             cnt: upload_i32(s, cnt)?,
             acc: DevVals {
                 buf: s.alloc_zeros::<u8>((n * value_bytes).max(1))?,

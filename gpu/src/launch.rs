@@ -1283,7 +1283,7 @@ impl Prepared<'_> {
 fn head_args<'a>(b: &mut RawArgs<'a>, head: Option<&'a HeadSums>) {
     match head {
         Some(h) => b
-            .int(h.nhead as i32)
+            .int(h.cnt.len as i32)
             .buf(&h.cnt.buf)
             .buf(&h.acc.buf)
             .buf(&h.done),

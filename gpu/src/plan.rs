@@ -321,7 +321,7 @@ pub fn jds_main_blocks(
     let mut bounds: Vec<usize> = (0..ndiag)
         .map(diag_len)
         .chain([rows.start, rows.end])
-        .filter(|b| rows.contains(b) || *b == rows.end)
+        .filter(|b| (rows.start..=rows.end).contains(b))
         .collect();
     bounds.sort_unstable();
     bounds.dedup();
