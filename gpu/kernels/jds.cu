@@ -262,9 +262,14 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
     // and the work queued after it on the stream (a copy of y, or the next
     // product, whose tail must not add to sums the last one's has not yet
     // stored and zeroed) waits for both. A dependent grid must wait
-    // somewhere (PTX ISA, griddepcontrol); one warp of block 0 waiting
-    // keeps the rest beside the tail.
-    if (blockIdx.x == 0 && threadIdx.x == 0) dep_wait();
+    // somewhere (PTX ISA, griddepcontrol). The waiting thread is in the
+    // last block, the last to start, so that the tail has mostly ended by
+    // then: in block 0 it held back the sorted order's longest rows (and,
+    // behind the batched kernels' barrier, its whole block) until the tail
+    // ended, 17 % slower on a power law of 8M entries; waiting after the
+    // row instead changed the loops' code (circuits up to 7 % slower in
+    // f32; H200, BENCHMARKS.md, issue 17).
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) dep_wait();
     const int nd = min(min(ndiag, cap), JDS_STAGED);
     if constexpr (Cols::kStaged) {
         __shared__ ofs_t jd[JDS_STAGED + 1];
