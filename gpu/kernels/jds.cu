@@ -39,15 +39,17 @@
 // more than cap diagonals; matrices whose rows all fit cap launch no tail.
 //
 // A tail with chunks (a power law's head: more than 256 rows longer than
-// cap) holds the long rows whole: its chunk 0 is their first cap diagonals,
-// which the main kernel leaves to it (its blocks start past them,
-// plan::jds_main_blocks). It goes first and the main kernel as its dependent
-// launch, which waits in one thread only (jds): every part of a long row
-// (sorted position below nhead) meets the others in HeadSums::add
-// (common.cuh), whose last adder stores the row's y. A tail of bands only (a few long rows: a
-// circuit's supply rows) has no chunk 0; it goes after the main kernel as
-// its dependent launch and adds its parts into y once the main kernel has
-// stored it (nhead 0; jds_tail_add, plan::jds_tail_first).
+// cap) of a matrix of 4M entries or more (plan::jds_tail_first) holds the
+// long rows whole: its chunk 0 is their first cap diagonals, which the main
+// kernel leaves to it (its blocks start past them, plan::jds_main_blocks).
+// It goes first and the main kernel as its dependent launch, which waits
+// in one thread only (jds): every part of a long row (sorted position
+// below nhead) meets the others in HeadSums::add (common.cuh), whose last
+// adder stores the row's y. Any other tail (bands only: a circuit's supply
+// rows; or a smaller matrix's) has no chunk 0, its chunks starting at
+// diagonal cap; it goes after the main kernel as its dependent launch and
+// adds its parts into y once the main kernel has stored it (nhead 0;
+// jds_tail_add).
 
 // The most diagonals the main kernel walks (cap is at most
 // plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
@@ -365,7 +367,9 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         if (ld(item_ptr + mid) <= t) lo = mid; else hi = mid - 1;
     }
     const i64 p = t - ld(item_ptr + lo);
-    const int d0 = lo * cap;
+    // chunk 0 (the long rows' first cap diagonals) is the tail's only when
+    // it goes first; else its chunks start at diagonal cap
+    const int d0 = (head.nhead > 0 ? lo : lo + 1) * cap;
     // diagonals of [d0, min(d0 + cap, ndiag)) longer than p
     int a = d0, b = min(d0 + cap, ndiag);
     while (a < b) {

@@ -850,13 +850,10 @@ pub(crate) fn upload_jds<T: Scalar, I: Index>(
     let ndiag = jd.len().saturating_sub(1);
     let cap = plan::long_row_cap(m.nrows(), m.nnz(), ndiag);
     let dlen = |d: usize| jd[d + 1].to_usize() - jd[d].to_usize();
-    let (items, bands) = plan::jds_tail_items(ndiag, cap, dlen);
+    let first = plan::jds_tail_first(m.nnz(), ndiag, cap, dlen);
+    let (items, bands) = plan::jds_tail_items(ndiag, cap, first, dlen);
     // the long rows a tail that goes first holds whole
-    let nhead = if plan::jds_tail_first(&items) {
-        dlen(cap)
-    } else {
-        0
-    };
+    let nhead = if first { dlen(cap) } else { 0 };
     let tail = if items.is_empty() && bands.is_empty() {
         None
     } else {

@@ -1138,11 +1138,11 @@ impl Prepared<'_> {
     }
 
     /// JDS's product: the main kernel (`func`, `dims`) and its tail (when
-    /// it has one). A tail with chunks goes first, and the main kernel as
-    /// its dependent launch, which waits for it in one thread only (so that
+    /// it has one). A tail with chunks of a matrix of 4M entries or more
+    /// goes first, and the main kernel as its dependent launch, which waits for it in one thread only (so that
     /// the stream's next work waits for both): the tail holds the
     /// long rows whole, their parts meeting in [`HeadSums`], and the main
-    /// kernel's blocks leave them out. A tail of bands goes after the main
+    /// kernel's blocks leave them out. Any other tail goes after the main
     /// kernel, as its dependent launch, and adds into `y`
     /// ([`plan::jds_tail_first`]).
     fn enqueue_jds(

@@ -90,12 +90,13 @@ pub type Bands = Vec<i32>;
 ///   covers diagonals `[c * cap, (c + 1) * cap)` of the rows longer than
 ///   `cap`, `c >= 1` while diagonal `c * cap` has more than [`BAND_ROWS`]
 ///   rows; returned as the first thread of each chunk and the total
-///   (`nchunks + 1` entries). With any such chunk `c >= 1`, chunk 0 (the
-///   long rows' first `cap` diagonals) is the tail's too: the main kernel
-///   leaves those rows whole to it ([`jds_tail_first`], [`jds_main_blocks`]);
+///   (`nchunks + 1` entries). When the tail goes `first`
+///   ([`jds_tail_first`]), chunk 0 (the long rows' first `cap` diagonals)
+///   is the tail's too: the main kernel leaves those rows whole to it
+///   ([`jds_main_blocks`]);
 /// - from the first chunk start with fewer rows to the last diagonal,
 ///   [`Bands`] of about [`JDS_BAND_SPAN`] slots each (`JDS_BAND_SPAN / R`
-///   diagonals) after chunks, else of [`SEG_SPAN`].
+///   diagonals) when the tail goes first, else of [`SEG_SPAN`].
 ///
 /// Until 2026-11-28 the rows past the chunks were walked one row per
 /// block ([`Segments`]): a circuit's 8 supply rows of 500 000 entries each
@@ -108,6 +109,7 @@ pub type Bands = Vec<i32>;
 pub fn jds_tail_items(
     ndiag: usize,
     cap: usize,
+    first: bool,
     diag_len: impl Fn(usize) -> usize,
 ) -> (Vec<i64>, Bands) {
     let cap = cap.max(1);
@@ -116,9 +118,12 @@ pub fn jds_tail_items(
     let mut d = cap;
     while d < ndiag && diag_len(d) > BAND_ROWS {
         if ptr.is_empty() {
-            // chunk 0
-            total = diag_len(cap) as i64;
-            ptr.extend([0, total]);
+            // chunk 0 when the tail goes first
+            total = if first { diag_len(cap) as i64 } else { 0 };
+            ptr.push(0);
+            if first {
+                ptr.push(total);
+            }
         }
         total += diag_len(d) as i64;
         ptr.push(total);
@@ -126,11 +131,7 @@ pub fn jds_tail_items(
     }
     while d < ndiag {
         let rows = diag_len(d).clamp(1, BAND_ROWS).next_power_of_two();
-        let span = if ptr.is_empty() {
-            SEG_SPAN
-        } else {
-            JDS_BAND_SPAN
-        };
+        let span = if first { JDS_BAND_SPAN } else { SEG_SPAN };
         let end = (d + span / rows).min(ndiag);
         bands.extend([rows as i32, d as i32, end as i32]);
         d = end;
@@ -142,21 +143,50 @@ pub fn jds_tail_items(
 /// rows whole (its chunk 0 their first `cap` diagonals) and their parts
 /// meeting in a sum per row ([`jds_head_counts`]), or after it, as its
 /// dependent launch, adding its parts into `y` once the main kernel has
-/// stored it: first when it has chunks (`items` from [`jds_tail_items`]).
+/// stored it: first when the tail has chunks (more than [`BAND_ROWS`] rows
+/// longer than `cap`) and the matrix holds [`JDS_TAIL_FIRST_NNZ`] entries
+/// or more.
 ///
 /// Going after it, the tail's blocks held their multiprocessors waiting for
-/// the whole main kernel (or, launched at its end, added their time to
-/// it): on the H200 (issue 17) JDS took 5-13 % less on power laws of 8M and
-/// 50M entries going first, 5-19 % less on uncapped ones of 59M and 75M.
-/// A tail of bands only (a few long rows: a circuit's supply rows, a dense
-/// row) gained 2 % at most that way and lost 2-9 % on circuits of 8.6M and
-/// 54M entries in f64 (its random gather of `x` beside the main kernel's,
-/// whose blocks go in window order to share `x` in the caches) and 34 % on
-/// one of 1.1M (its bands' latency beyond the main kernel's).
+/// the whole main kernel (or, launched at its end, added their time to it).
+/// On the H200's corpus (issue 17, BENCHMARKS.md) going first took JDS
+/// 8-20 % less on power laws of 8M entries and 3-19 % less on those of 50M
+/// to 75M, but 1.2-2.6x more below 1.1M entries (a power law of 100k
+/// entries 5.9 -> 13.4 us, of 1M 12.0 -> 16.2; FEM matrices and real ones
+/// alike): there the tail's chain (chunk 0's rows, the per-row sums'
+/// atomics and fences, the main kernel's wait for it) is the product's
+/// whole length. A tail of bands only (a few long rows: a circuit's supply
+/// rows, a dense row) gained 2 % at most going first and lost 2-9 % on
+/// circuits of 8.6M and 54M entries in f64 (its random gather of `x` beside
+/// the main kernel's, whose blocks go in window order to share `x` in the
+/// caches) and 34 % on one of 1.1M (its bands' latency beyond the main
+/// kernel's).
+///
+/// ```
+/// use sparsetool_gpu::plan::{jds_tail_first, JDS_TAIL_FIRST_NNZ};
+/// // 300 rows longer than cap 2 (more than a band holds)
+/// let lens = [300, 300, 300, 300, 260, 260];
+/// assert!(jds_tail_first(JDS_TAIL_FIRST_NNZ, 6, 2, |d| lens[d]));
+/// assert!(!jds_tail_first(JDS_TAIL_FIRST_NNZ - 1, 6, 2, |d| lens[d]));
+/// // 200 rows longer than cap 2: bands only
+/// assert!(!jds_tail_first(JDS_TAIL_FIRST_NNZ, 6, 2, |_| 200));
+/// // no row longer than cap 6
+/// assert!(!jds_tail_first(JDS_TAIL_FIRST_NNZ, 6, 6, |d| lens[d]));
+/// ```
 #[must_use]
-pub fn jds_tail_first(items: &[i64]) -> bool {
-    !items.is_empty()
+pub fn jds_tail_first(
+    nnz: usize,
+    ndiag: usize,
+    cap: usize,
+    diag_len: impl Fn(usize) -> usize,
+) -> bool {
+    let cap = cap.max(1);
+    nnz >= JDS_TAIL_FIRST_NNZ && cap < ndiag && diag_len(cap) > BAND_ROWS
 }
+
+/// The fewest entries of a matrix whose JDS tail with chunks goes first
+/// ([`jds_tail_first`]).
+pub const JDS_TAIL_FIRST_NNZ: usize = 4_000_000;
 
 /// How many threads of a JDS tail that goes first ([`jds_tail_first`]) add
 /// a part of each long row's sum: one entry per sorted position below
@@ -171,14 +201,16 @@ pub fn jds_tail_first(items: &[i64]) -> bool {
 /// (`HeadSums::add` in `common.cuh`).
 ///
 /// ```
-/// use sparsetool_gpu::plan::{jds_head_counts, jds_tail_first, jds_tail_items};
+/// use sparsetool_gpu::plan::{jds_head_counts, jds_tail_items};
 /// // 300 rows longer than cap 2: 260 of 6 entries, 40 of 4; chunks of
-/// // diagonals 2-3 (300 rows) and 4-5 (260), more than a band holds, and
-/// // chunk 0 of diagonals 0-1 of the 300
+/// // diagonals 2-3 (300 rows) and 4-5 (260), more than a band holds, and,
+/// // as the tail goes first, chunk 0 of diagonals 0-1 of the 300
 /// let lens = [300, 300, 300, 300, 260, 260];
-/// let (items, bands) = jds_tail_items(6, 2, |d| lens[d]);
+/// let (items, bands) = jds_tail_items(6, 2, true, |d| lens[d]);
 /// assert_eq!(items, vec![0, 300, 600, 860]);
-/// assert!(bands.is_empty() && jds_tail_first(&items));
+/// assert!(bands.is_empty());
+/// // going after the main kernel: no chunk 0
+/// assert_eq!(jds_tail_items(6, 2, false, |d| lens[d]).0, vec![0, 300, 560]);
 /// // one part a chunk that holds the row
 /// let counts = jds_head_counts(6, 2, &items, &bands, |d| lens[d]);
 /// assert_eq!((counts[0], counts[259], counts[260], counts[299]), (3, 3, 2, 2));
@@ -996,10 +1028,16 @@ mod tests {
         // has 9: bands from there, R = 16 (256 diagonals a band, more than
         // are left), then none
         let lens = [300usize, 300, 300, 300, 300, 290, 9, 9, 2, 1, 1, 1];
-        let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        let (items, bands) = jds_tail_items(lens.len(), 2, true, |d| lens[d]);
         assert_eq!(items, vec![0, 300, 600, 900]);
         assert_eq!(bands, vec![16, 6, 12]);
-        let (items, bands) = jds_tail_items(12, 12, |d| lens[d]);
+        // after the main kernel: the same without chunk 0, bands of SEG_SPAN
+        let (items, bands) = jds_tail_items(lens.len(), 2, false, |d| lens[d]);
+        assert_eq!(items, vec![0, 300, 600]);
+        assert_eq!(bands, vec![16, 6, 12]);
+        assert!(jds_tail_first(JDS_TAIL_FIRST_NNZ, 12, 2, |d| lens[d]));
+        assert!(!jds_tail_first(4_000, 12, 2, |d| lens[d]));
+        let (items, bands) = jds_tail_items(12, 12, true, |d| lens[d]);
         assert!(items.is_empty() && bands.is_empty());
         // the JDS kernel stages at most LONG_ROW_MIN diagonal starts
         for (n, nnz, longest) in [
@@ -1012,20 +1050,21 @@ mod tests {
         // one row of 5000 beside short ones, no chunks (the tail goes after
         // the main kernel): bands of one row, SEG_SPAN diagonals each; 3
         // rows of 2000 (R 4, SEG_SPAN / 4 diagonals)
-        let (items, bands) = jds_tail_items(5000, 8, |d| if d < 2 { 100 } else { 1 });
-        assert!(items.is_empty() && !jds_tail_first(&items));
+        let one = |d| if d < 2 { 100 } else { 1 };
+        let (items, bands) = jds_tail_items(5000, 8, false, one);
+        assert!(items.is_empty() && !jds_tail_first(JDS_TAIL_FIRST_NNZ, 5000, 8, one));
         assert_eq!(
             bands,
             vec![1, 8, 1032, 1, 1032, 2056, 1, 2056, 3080, 1, 3080, 4104, 1, 4104, 5000]
         );
-        let (_, bands) = jds_tail_items(2000, 1000, |_| 3);
+        let (_, bands) = jds_tail_items(2000, 1000, false, |_| 3);
         assert_eq!(
             bands,
             vec![4, 1000, 1256, 4, 1256, 1512, 4, 1512, 1768, 4, 1768, 2000]
         );
         // rows of 200 then of 100: R 256 bands of 4 diagonals, then R 128
         // bands of 8
-        let (items, bands) = jds_tail_items(20, 4, |d| if d < 10 { 200 } else { 100 });
+        let (items, bands) = jds_tail_items(20, 4, false, |d| if d < 10 { 200 } else { 100 });
         assert!(items.is_empty());
         assert_eq!(bands, vec![256, 4, 8, 256, 8, 12, 128, 12, 20]);
         // chunks (the tail goes first): 300 rows in chunk 0 (diagonals 0
@@ -1037,9 +1076,9 @@ mod tests {
             .chain(std::iter::repeat_n(9, 600))
             .chain([2, 1])
             .collect();
-        let (items, bands) = jds_tail_items(lens.len(), 2, |d| lens[d]);
+        assert!(jds_tail_first(JDS_TAIL_FIRST_NNZ, lens.len(), 2, |d| lens[d]));
+        let (items, bands) = jds_tail_items(lens.len(), 2, true, |d| lens[d]);
         assert_eq!(items, vec![0, 300, 600, 890]);
-        assert!(jds_tail_first(&items));
         assert_eq!(bands, vec![16, 6, 262, 16, 262, 518, 16, 518, 608]);
         let counts = jds_head_counts(lens.len(), 2, &items, &bands, |d| lens[d]);
         assert_eq!(counts.len(), 300);

@@ -691,8 +691,10 @@ fn jds_ref<T: Scalar, I: Index>(
             main_col(d, p, idx)
         })
     };
-    let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, dlen);
-    let counts = if crate::plan::jds_tail_first(&items) {
+    let nnz = jd_ptr.last().map_or(0, |e| e.to_usize());
+    let first = crate::plan::jds_tail_first(nnz, ndiag, cap, dlen);
+    let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, first, dlen);
+    let counts = if first {
         crate::plan::jds_head_counts(ndiag, cap, &items, &bands, dlen)
     } else {
         Vec::new()
@@ -734,7 +736,8 @@ fn jds_ref<T: Scalar, I: Index>(
         }
     };
     for (c, w) in items.windows(2).enumerate() {
-        let d0 = c * cap;
+        // chunk 0 is the tail's when it goes first
+        let d0 = (c + usize::from(!first)) * cap;
         for p in 0..(w[1] - w[0]) as usize {
             add(
                 &mut y,
@@ -1444,6 +1447,48 @@ mod tests {
                     &x,
                 );
                 assert_eq!(yn, y, "sell-u16 C {c} sigma {sigma} cap {cap}");
+            }
+        }
+    }
+
+    /// JDS's tail with chunks goes first from 4M entries on (chunk 0 the
+    /// long rows' first `cap` diagonals, the main kernel's blocks past
+    /// them, the parts meeting in per-row sums), and after the main kernel
+    /// below (its chunks from diagonal `cap`): the reference of either
+    /// order reproduces the CSR product, for several caps.
+    #[test]
+    fn jds_tail_with_chunks_reproduces_the_product() {
+        for n in [1_000_000usize, 100_000] {
+            let mut rp = vec![0i32];
+            let (mut ci, mut va) = (Vec::new(), Vec::new());
+            for i in 0..n {
+                // 1 000 rows of 1 200 or 1 500 entries (300 of them in the
+                // smaller matrix), the rest of 3
+                let len = match i % (n / 1000) {
+                    0 if i % 2 == 0 => 1200,
+                    0 => 1500,
+                    _ => 3,
+                };
+                let start = ci.len();
+                for j in 0..len {
+                    ci.push(((i * 7 + j * 13) % n) as i32);
+                    va.push(((i + j) % 5) as f64 - 2.0);
+                }
+                ci[start..].sort_unstable();
+                rp.push(ci.len() as i32);
+            }
+            let (a, x, y) = exact_case(n, rp, ci, va);
+            let j = sparsetool_convert::csr_to_jds(&a);
+            let dlen = |d: usize| j.jd_ptr()[d + 1] as usize - j.jd_ptr()[d] as usize;
+            let ndiag = j.jd_ptr().len() - 1;
+            let own = crate::plan::long_row_cap(n, a.nnz(), ndiag);
+            for cap in [own, 3, 64] {
+                let first = crate::plan::jds_tail_first(a.nnz(), ndiag, cap, dlen);
+                assert_eq!(first, n == 1_000_000, "n {n} cap {cap}");
+                let (items, _) = crate::plan::jds_tail_items(ndiag, cap, first, dlen);
+                assert!(items.len() > 2, "n {n} cap {cap}: chunks");
+                let yj = spmv_jds(n, cap, j.perm(), j.jd_ptr(), j.col_idx(), j.values(), &x);
+                assert_eq!(yj, y, "jds n {n} cap {cap}");
             }
         }
     }

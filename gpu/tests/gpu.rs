@@ -1142,6 +1142,63 @@ fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
     }
 }
 
+/// JDS's tail goes first on a power law of 4M entries or more (its chunk 0
+/// holding the long rows whole, their parts meeting in per-row sums that
+/// the last part stores and zeroes): every JDS kernel's product, checked by
+/// `bench` before and after its timed runs (hundreds of products in a row,
+/// so sums not zeroed between products would show), in f32 and f64. The
+/// every-kernel tests' matrices are smaller, so their tails go after the
+/// main kernel.
+#[test]
+fn jds_tail_first_on_a_power_law_of_4m_entries() {
+    let Some(ctx) = ctx() else { return };
+    let n = 400_000;
+    let a = by_lengths(n, n, 23, |_, r| {
+        let u = ((r >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+        8 + ((u.powf(-1.0 / 1.2)) as usize).min(20_000)
+    });
+    let j = sparsetool_convert::csr_to_jds(&a);
+    let jd = j.jd_ptr();
+    let ndiag = jd.len() - 1;
+    let dlen = |d: usize| (jd[d + 1] - jd[d]) as usize;
+    let cap = sparsetool_gpu::plan::long_row_cap(n, a.nnz(), ndiag);
+    assert!(
+        sparsetool_gpu::plan::jds_tail_first(a.nnz(), ndiag, cap, dlen),
+        "{} entries, cap {cap}: the tail should go first",
+        a.nnz()
+    );
+    let opts = BenchOptions {
+        reps: 5,
+        warmup: 2,
+        copy_bytes: 1 << 20,
+        formats: vec![FormatKind::Jds],
+        include_cusparse: false,
+        ..Default::default()
+    };
+    let f32s: Csr<f32, i32> = cast(&a);
+    for (name, rep) in [
+        ("f64", bench(&ctx, &a, &opts).expect("f64")),
+        ("f32", bench(&ctx, &f32s, &opts).expect("f32")),
+    ] {
+        // (jds-u16 may refuse columns this far apart: not asserted)
+        let kernels: Vec<&str> = rep.results.iter().map(|k| k.kernel.as_str()).collect();
+        assert!(
+            kernels.contains(&"jds") && kernels.contains(&"jds-batched"),
+            "{name}: {kernels:?} {:?}",
+            rep.skipped
+        );
+        for k in &rep.results {
+            assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
+            assert!(
+                k.params.get("tail_chunks").and_then(|c| c.as_u64()) > Some(1),
+                "{name} {}: {:?}",
+                k.kernel,
+                k.params
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------- y = Aᵀ x
 
 /// `Aᵀ x` in f64 by scattering every entry of the CSR of `A`
