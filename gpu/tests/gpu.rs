@@ -1078,19 +1078,25 @@ fn bench_small_matrix_all_ok() {
 /// f64 and complex rows of 16 diagonals or more (plan::jds_wide), and the
 /// 32-register one for f32 and for short rows; the batched kernels 64, but
 /// `jds-u16-batched` 48 in f64 (U16_DEEP_BOUNDS); every product checked.
+/// `bench`'s options for JDS's kernels alone: `reps` timed intervals after
+/// `warmup` launches, a 1 MiB copy, no cuSPARSE.
+fn jds_bench(reps: usize, warmup: usize) -> BenchOptions {
+    BenchOptions {
+        reps,
+        warmup,
+        copy_bytes: 1 << 20,
+        formats: vec![FormatKind::Jds],
+        include_cusparse: false,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
     let Some(ctx) = ctx() else { return };
     let m = builtin_matrices();
     let by_name = |n: &str| &m.iter().find(|(name, _)| name == n).expect(n).1;
-    let opts = BenchOptions {
-        reps: 3,
-        warmup: 1,
-        copy_bytes: 1 << 20,
-        formats: vec![FormatKind::Jds],
-        include_cusparse: false,
-        ..Default::default()
-    };
+    let opts = jds_bench(3, 1);
     let long = by_name("uniform-16");
     let short = by_name("laplace2d-70");
     let c128: Csr<Complex64, i32> = cast(long);
@@ -1167,14 +1173,7 @@ fn jds_tail_first_on_a_power_law_of_4m_entries() {
         "{} entries, cap {cap}: the tail should go first",
         a.nnz()
     );
-    let opts = BenchOptions {
-        reps: 5,
-        warmup: 2,
-        copy_bytes: 1 << 20,
-        formats: vec![FormatKind::Jds],
-        include_cusparse: false,
-        ..Default::default()
-    };
+    let opts = jds_bench(5, 2);
     let f32s: Csr<f32, i32> = cast(&a);
     for (name, rep) in [
         ("f64", bench(&ctx, &a, &opts).expect("f64")),
