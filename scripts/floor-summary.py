@@ -22,7 +22,7 @@ ap.add_argument('--over', type=float, default=0.0)
 ap.add_argument('--kernels', action='store_true')
 a = ap.parse_args()
 want = set(filter(None, a.formats.split(',')))
-best = collections.defaultdict(dict)   # (run, format) -> variant -> (us, kernel)
+best = collections.defaultdict(dict)   # (run, format or kernel) -> variant -> (us, kernel)
 floor = {}
 variants = []
 for f in json_files(a.dir):

@@ -109,7 +109,8 @@ __device__ __forceinline__ i64 global_thread_id() {
 // else the first wrote), which returns once the first kernel has finished
 // and its writes are visible. The second kernel's loads and x gathers
 // before dep_wait() overlap the first's last wave instead of waiting for
-// the grid boundary. JDS's tail with chunks goes the other way round: the
+// the grid boundary. JDS's tail with chunks in a matrix of 4M entries or
+// more (plan::jds_tail_first) goes the other way round: the
 // tail first, the main kernel as the dependent, which waits in one thread
 // only (so that its grid ends after the tail's) and leaves the long rows to
 // the tail (their sums meet in HeadSums below): the main kernel's blocks
@@ -445,9 +446,9 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
     return red[threadIdx.x];  // lane t < R wrote it last itself
 }
 // The sums of the long rows of a tail that holds them whole and runs beside
-// its main kernel (JDS's tail with chunks goes first, the main kernel as its
-// dependent launch, which waits in one thread only and leaves those rows
-// out). Sorted position p < nhead is a long row; cnt[p] threads of the tail
+// its main kernel (JDS's tail with chunks in a matrix of 4M entries or more
+// goes first, the main kernel as its dependent launch, which waits in one
+// thread only and leaves those rows out). Sorted position p < nhead is a long row; cnt[p] threads of the tail
 // add a part of its sum (one per chunk and band that holds p;
 // plan::jds_head_counts).
 // Each adds its part into acc[p] (zero between products), then counts
@@ -455,9 +456,8 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
 // zeroes acc[p] and done[p] for the next product. Going after the main
 // kernel instead and waiting for it (dep_wait), the tail's blocks held
 // their multiprocessors idle (28 % slower on a power law of 8M entries,
-// H100); side by side, JDS took 5-13 % less on power laws of 8M and 50M
-// entries, 5-19 % less on uncapped ones of 59M and 75M (H200; BENCHMARKS.md,
-// issue 17).
+// H100); side by side, from 4M entries on (the figures at
+// plan::jds_tail_first).
 template <typename T>
 struct HeadSums {
     int nhead;

@@ -31,7 +31,9 @@
 // [c * cap, (c + 1) * cap); the rows active in it are the first
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
 // consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c] is
-// the first thread of chunk c (host prefix sum, nchunks + 1 entries).
+// the first thread of chunk c (host prefix sum, nchunks + 1 entries): of
+// chunk c + 1 in a tail without chunk 0 (one that goes after the main
+// kernel, below).
 // Chunks run while their first diagonal has more than plan::BAND_ROWS (256)
 // rows; the diagonals from there on are bands (jds_band below), one block
 // each, after the chunks' blocks (item_ptr[nchunks] = nitems threads of
@@ -257,7 +259,7 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
                     const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
                     const Cols cols, const T* __restrict__ vals, const T* __restrict__ x,
                     T* __restrict__ y) {
-    // lets a tail of bands after it start; it waits before adding (launch.rs)
+    // lets a tail that goes after it start; it waits before adding (launch.rs)
     dep_launch();
     // As the dependent launch of a tail that goes first, one thread waits
     // for the tail (a no-op otherwise): the grid then ends after the tail,

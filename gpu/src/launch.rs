@@ -346,7 +346,8 @@ pub const PDL_ENV: &str = "SPARSETOOL_PDL";
 
 /// Whether the second launch of a two-launch product (HYB's COO tail,
 /// SELL's long-row tail, the carry fix-ups of csr-merge and csr-panels,
-/// JDS's tail of bands or its main kernel after a tail of chunks) goes as
+/// JDS's tail, or its main kernel after a tail with chunks that goes
+/// first from 4M entries on) goes as
 /// a programmatic dependent launch: on compute capability 9.0 and later,
 /// unless [`PDL_ENV`] is `0`. Its blocks then start while the first
 /// kernel's last blocks run, load their entries and gather `x`, and wait
@@ -1139,12 +1140,12 @@ impl Prepared<'_> {
 
     /// JDS's product: the main kernel (`func`, `dims`) and its tail (when
     /// it has one). A tail with chunks of a matrix of 4M entries or more
-    /// goes first, and the main kernel as its dependent launch, which waits for it in one thread only (so that
-    /// the stream's next work waits for both): the tail holds the
-    /// long rows whole, their parts meeting in [`HeadSums`], and the main
-    /// kernel's blocks leave them out. Any other tail goes after the main
-    /// kernel, as its dependent launch, and adds into `y`
-    /// ([`plan::jds_tail_first`]).
+    /// goes first, and the main kernel as its dependent launch, which waits
+    /// for it in one thread only (so that the stream's next work waits for
+    /// both): the tail holds the long rows whole, their parts meeting in
+    /// [`HeadSums`], and the main kernel's blocks leave them out. Any other
+    /// tail goes after the main kernel, as its dependent launch, and adds
+    /// into `y` ([`plan::jds_tail_first`]).
     fn enqueue_jds(
         &self,
         stream: &std::sync::Arc<CudaStream>,
@@ -1157,8 +1158,9 @@ impl Prepared<'_> {
         let head = j.tail.as_ref().and_then(|t| t.head.as_ref());
         let tail = self.tail.as_ref();
         let set = narrow_columns(self.u16, &j.u16)?;
-        if head.is_some() && tail.is_none() {
-            // the main kernel's blocks leave the long rows to it
+        if j.tail.is_some() && tail.is_none() {
+            // the long rows' diagonals past cap (and, going first, the
+            // whole rows, which the main kernel's blocks leave out)
             return Err(GpuError::MissingKernel(
                 "JDS's long-row tail (its grid could not be sized)".into(),
             ));

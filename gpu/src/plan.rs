@@ -34,7 +34,8 @@ pub const NARROW_ROWS: usize = 8;
 
 /// Slots of one long row a block of [`BLOCK`] threads walks per segment
 /// (4 a thread; `SEG_SPAN` in `common.cuh`), and about the slots of one of
-/// JDS's [`Bands`] without chunks ([`JDS_BAND_SPAN`] after them).
+/// JDS's [`Bands`] in a tail that goes after the main kernel
+/// ([`JDS_BAND_SPAN`] in one that goes first).
 pub const SEG_SPAN: usize = 4 * BLOCK as usize;
 
 /// The long rows' segments: `(sorted position, first slot, end slot)`
@@ -69,8 +70,9 @@ pub const BAND_ROWS: usize = BLOCK as usize;
 /// folding and adding their parts, all of a row's parts into one sum: on
 /// uncapped power laws of 59M and 75M entries (rows of up to 2.5M entries)
 /// JDS took 5-6 % longer on one of 75M entries and 25-54 % on one of 59M
-/// than with these. A tail of bands only goes after the main kernel, where
-/// its bands' latency counts: there they stay at [`SEG_SPAN`] (at this
+/// than with these. A tail that goes after the main kernel (bands only,
+/// or a matrix below [`JDS_TAIL_FIRST_NNZ`] entries), where its bands'
+/// latency counts, keeps bands of [`SEG_SPAN`] (at this
 /// size, 16-48 % slower on circuits of 1.1M and 8.6M entries, within 5 %
 /// on one of 54M; H200, issue 17).
 pub const JDS_BAND_SPAN: usize = 4 * SEG_SPAN;
@@ -150,8 +152,8 @@ pub fn jds_tail_items(
 /// Going after it, the tail's blocks held their multiprocessors waiting for
 /// the whole main kernel (or, launched at its end, added their time to it).
 /// On the H200's corpus (issue 17, BENCHMARKS.md) going first took JDS
-/// 8-20 % less on power laws of 8M entries and 3-19 % less on those of 50M
-/// to 75M, but 1.2-2.6x more below 1.1M entries (a power law of 100k
+/// 4-18 % less on power laws of 8M entries and from 19 % less to 3 % more
+/// on those of 50M to 75M, but 1.2-2.6x more below 1.1M entries (a power law of 100k
 /// entries 5.9 -> 13.4 us, of 1M 12.0 -> 16.2; FEM matrices and real ones
 /// alike): there the tail's chain (chunk 0's rows, the per-row sums'
 /// atomics and fences, the main kernel's wait for it) is the product's
@@ -192,7 +194,8 @@ pub const JDS_TAIL_FIRST_NNZ: usize = 4_000_000;
 /// a part of each long row's sum: one entry per sorted position below
 /// `diag_len(cap)` (the rows longer than `cap`; none when `ndiag <= cap`),
 /// counting each chunk of `items` whose first diagonal holds it (chunk 0
-/// holds them all) and each band of `bands` that does ([`jds_tail_items`]).
+/// holds them all) and each band of `bands` that does: `items` and `bands`
+/// of [`jds_tail_items`] with `first`.
 ///
 /// The main kernel goes as the tail's dependent launch and does not wait
 /// for it (but in one thread, so that its grid ends after the tail's), nor
@@ -1080,6 +1083,10 @@ mod tests {
         let (items, bands) = jds_tail_items(lens.len(), 2, true, |d| lens[d]);
         assert_eq!(items, vec![0, 300, 600, 890]);
         assert_eq!(bands, vec![16, 6, 262, 16, 262, 518, 16, 518, 608]);
+        // going after the main kernel: no chunk 0, bands of SEG_SPAN / 16
+        let (after, after_bands) = jds_tail_items(lens.len(), 2, false, |d| lens[d]);
+        assert_eq!(after, vec![0, 300, 590]);
+        assert_eq!(&after_bands[..6], &[16, 6, 70, 16, 70, 134]);
         let counts = jds_head_counts(lens.len(), 2, &items, &bands, |d| lens[d]);
         assert_eq!(counts.len(), 300);
         assert_eq!(&counts[..10], &[6, 6, 6, 6, 6, 6, 6, 6, 6, 3]);

@@ -601,8 +601,9 @@ fn ell_ref<T: Scalar>(
 /// diagonals, one sum per row active in its first diagonal,
 /// [`crate::plan::jds_tail_items`]) adds its part of a long row to `y`.
 /// Where the tail has chunks (chunk `c` of `cap` diagonals, one per row
-/// active in its first diagonal), it goes first
-/// ([`crate::plan::jds_tail_first`]) and holds the long rows whole (chunk 0
+/// active in its first diagonal) in a matrix of 4M entries or more, it goes
+/// first ([`crate::plan::jds_tail_first`]; else it goes after the main
+/// kernel, its chunks from diagonal `cap`) and holds the long rows whole (chunk 0
 /// their first `cap` diagonals), which the main kernel's blocks leave out
 /// (a block that walks one anyway leaves it NaN); their parts meet as the
 /// kernels' do (`HeadSums` in `common.cuh`): the part that completes its
@@ -1462,11 +1463,13 @@ mod tests {
             let mut rp = vec![0i32];
             let (mut ci, mut va) = (Vec::new(), Vec::new());
             for i in 0..n {
-                // 1 000 rows of 1 200 or 1 500 entries (300 of them in the
-                // smaller matrix), the rest of 3
-                let len = match i % (n / 1000) {
-                    0 if i % 2 == 0 => 1200,
-                    0 => 1500,
+                // 1 000 long rows: 800 of 1 200 entries, 200 of 1 500 (their
+                // last 300 diagonals are bands: fewer than BAND_ROWS rows);
+                // the rest of 3
+                let k = n / 1000;
+                let len = match (i % k, (i / k) % 5) {
+                    (0, 0) => 1500,
+                    (0, _) => 1200,
                     _ => 3,
                 };
                 let start = ci.len();
@@ -1485,8 +1488,8 @@ mod tests {
             for cap in [own, 3, 64] {
                 let first = crate::plan::jds_tail_first(a.nnz(), ndiag, cap, dlen);
                 assert_eq!(first, n == 1_000_000, "n {n} cap {cap}");
-                let (items, _) = crate::plan::jds_tail_items(ndiag, cap, first, dlen);
-                assert!(items.len() > 2, "n {n} cap {cap}: chunks");
+                let (items, bands) = crate::plan::jds_tail_items(ndiag, cap, first, dlen);
+                assert!(items.len() > 2 && !bands.is_empty(), "n {n} cap {cap}");
                 let yj = spmv_jds(n, cap, j.perm(), j.jd_ptr(), j.col_idx(), j.values(), &x);
                 assert_eq!(yj, y, "jds n {n} cap {cap}");
             }

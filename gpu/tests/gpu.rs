@@ -1074,10 +1074,6 @@ fn bench_small_matrix_all_ok() {
     }
 }
 
-/// JDS's plain kernels run their 40-register build (`registers` 40) for
-/// f64 and complex rows of 16 diagonals or more (plan::jds_wide), and the
-/// 32-register one for f32 and for short rows; the batched kernels 64, but
-/// `jds-u16-batched` 48 in f64 (U16_DEEP_BOUNDS); every product checked.
 /// `bench`'s options for JDS's kernels alone: `reps` timed intervals after
 /// `warmup` launches, a 1 MiB copy, no cuSPARSE.
 fn jds_bench(reps: usize, warmup: usize) -> BenchOptions {
@@ -1091,6 +1087,10 @@ fn jds_bench(reps: usize, warmup: usize) -> BenchOptions {
     }
 }
 
+/// JDS's plain kernels run their 40-register build (`registers` 40) for
+/// f64 and complex rows of 16 diagonals or more (plan::jds_wide), and the
+/// 32-register one for f32 and for short rows; the batched kernels 64, but
+/// `jds-u16-batched` 48 in f64 (U16_DEEP_BOUNDS); every product checked.
 #[test]
 fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
     let Some(ctx) = ctx() else { return };
@@ -1150,11 +1150,11 @@ fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
 
 /// JDS's tail goes first on a power law of 4M entries or more (its chunk 0
 /// holding the long rows whole, their parts meeting in per-row sums that
-/// the last part stores and zeroes): every JDS kernel's product, checked by
-/// `bench` before and after its timed runs (hundreds of products in a row,
-/// so sums not zeroed between products would show), in f32 and f64. The
-/// every-kernel tests' matrices are smaller, so their tails go after the
-/// main kernel.
+/// the last part stores and zeroes; `tail_threads` counts chunk 0's rows):
+/// every JDS kernel's product, checked by `bench` before and after its
+/// timed runs (hundreds of products in a row, so sums not zeroed between
+/// products would show), in f32, f64 and complex128. The every-kernel
+/// tests' matrices are smaller, so their tails go after the main kernel.
 #[test]
 fn jds_tail_first_on_a_power_law_of_4m_entries() {
     let Some(ctx) = ctx() else { return };
@@ -1173,11 +1173,16 @@ fn jds_tail_first_on_a_power_law_of_4m_entries() {
         "{} entries, cap {cap}: the tail should go first",
         a.nnz()
     );
+    // going first, the tail's chunks hold chunk 0's rows too
+    let (items, _) = sparsetool_gpu::plan::jds_tail_items(ndiag, cap, true, dlen);
+    let threads = items.last().copied();
     let opts = jds_bench(5, 2);
     let f32s: Csr<f32, i32> = cast(&a);
+    let c128: Csr<Complex64, i32> = cast(&a);
     for (name, rep) in [
         ("f64", bench(&ctx, &a, &opts).expect("f64")),
         ("f32", bench(&ctx, &f32s, &opts).expect("f32")),
+        ("c128", bench(&ctx, &c128, &opts).expect("c128")),
     ] {
         // (jds-u16 may refuse columns this far apart: not asserted)
         let kernels: Vec<&str> = rep.results.iter().map(|k| k.kernel.as_str()).collect();
@@ -1188,8 +1193,9 @@ fn jds_tail_first_on_a_power_law_of_4m_entries() {
         );
         for k in &rep.results {
             assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
-            assert!(
-                k.params.get("tail_chunks").and_then(|c| c.as_u64()) > Some(1),
+            assert_eq!(
+                k.params.get("tail_threads").and_then(|c| c.as_i64()),
+                threads,
                 "{name} {}: {:?}",
                 k.kernel,
                 k.params
