@@ -120,10 +120,10 @@ pub fn jds_tail_items(
     let mut d = cap;
     while d < ndiag && diag_len(d) > BAND_ROWS {
         if ptr.is_empty() {
-            // chunk 0 when the tail goes first
-            total = if first { diag_len(cap) as i64 } else { 0 };
             ptr.push(0);
             if first {
+                // chunk 0
+                total = diag_len(cap) as i64;
                 ptr.push(total);
             }
         }
@@ -153,9 +153,9 @@ pub fn jds_tail_items(
 /// the whole main kernel (or, launched at its end, added their time to it).
 /// On the H200's corpus (issue 17, BENCHMARKS.md) going first took JDS
 /// 4-18 % less on power laws of 8M entries and from 19 % less to 3 % more
-/// on those of 50M to 75M, but 1.2-2.6x more below 1.1M entries (a power law of 100k
-/// entries 5.9 -> 13.4 us, of 1M 12.0 -> 16.2; FEM matrices and real ones
-/// alike): there the tail's chain (chunk 0's rows, the per-row sums'
+/// on those of 50M to 75M, but 1.2-2.6x more below 1.1M entries (a power
+/// law of 100k entries 5.9 -> 13.4 us, of 1M 12.0 -> 16.2; FEM matrices
+/// and real ones alike): there the tail's chain (chunk 0's rows, the per-row sums'
 /// atomics and fences, the main kernel's wait for it) is the product's
 /// whole length. A tail of bands only (a few long rows: a circuit's supply
 /// rows, a dense row) gained 2 % at most going first and lost 2-9 % on

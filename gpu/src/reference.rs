@@ -601,10 +601,10 @@ fn ell_ref<T: Scalar>(
 /// diagonals, one sum per row active in its first diagonal,
 /// [`crate::plan::jds_tail_items`]) adds its part of a long row to `y`.
 /// Where the tail has chunks (chunk `c` of `cap` diagonals, one per row
-/// active in its first diagonal) in a matrix of 4M entries or more, it goes
-/// first ([`crate::plan::jds_tail_first`]; else it goes after the main
-/// kernel, its chunks from diagonal `cap`) and holds the long rows whole (chunk 0
-/// their first `cap` diagonals), which the main kernel's blocks leave out
+/// active in its first diagonal) in a matrix of 4M entries or more, it
+/// goes first ([`crate::plan::jds_tail_first`]; else it goes after the
+/// main kernel, its chunks from diagonal `cap`) and holds the long rows
+/// whole (chunk 0 their first `cap` diagonals), which the main kernel's blocks leave out
 /// (a block that walks one anyway leaves it NaN); their parts meet as the
 /// kernels' do (`HeadSums` in `common.cuh`): the part that completes its
 /// count ([`crate::plan::jds_head_counts`]) stores the row, so a wrong
