@@ -40,18 +40,18 @@
 // them). The host picks cap (plan::long_row_cap) so that no thread walks
 // more than cap diagonals; matrices whose rows all fit cap launch no tail.
 //
-// A tail with chunks (a power law's head: more than 256 rows longer than
-// cap) of a matrix of 4M entries or more (plan::jds_tail_first) holds the
-// long rows whole: its chunk 0 is their first cap diagonals, which the main
-// kernel leaves to it (its blocks start past them, plan::jds_main_blocks).
-// It goes first and the main kernel as its dependent launch, which waits
-// in one thread only (jds): every part of a long row (sorted position
-// below nhead) meets the others in HeadSums::add (common.cuh), whose last
-// adder stores the row's y. Any other tail (bands only: a circuit's supply
-// rows; or a smaller matrix's) has no chunk 0, its chunks starting at
-// diagonal cap; it goes after the main kernel as its dependent launch and
-// adds its parts into y once the main kernel has stored it (nhead 0;
-// jds_tail_add).
+// spmv_jds_<t>_tail_first: a tail with chunks (a power law's head: more
+// than 256 rows longer than cap) of a matrix of 4M entries or more
+// (plan::jds_tail_first), which holds the long rows whole: its chunk 0 is
+// their first cap diagonals, which the main kernel leaves to it (its blocks
+// start past them, plan::jds_main_blocks). It goes first and the main
+// kernel as its dependent launch, which waits in one thread only (jds):
+// every part of a long row (sorted position below nhead) meets the others
+// in HeadSums::add (common.cuh), whose last adder stores the row's y. Any
+// other tail (bands only: a circuit's supply rows; or a smaller matrix's)
+// is spmv_jds_<t>_tail: no chunk 0, its chunks starting at diagonal cap; it
+// goes after the main kernel as its dependent launch and adds its parts
+// into y once the main kernel has stored it (jds_tail_add).
 
 // The most diagonals the main kernel walks (cap is at most
 // plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
@@ -287,12 +287,14 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
 }
 
 // A part of long row p's sum from the tail, whose y is *yp: into the head
-// sums when the tail went first and holds the row whole (head.nhead > 0),
-// else into y once the main kernel before it has stored the row's first
-// part.
-template <typename T>
+// sums when the tail went first and holds the row whole (First), else into
+// y once the main kernel before it has stored the row's first part. The
+// order is the kernel's, not a parameter's: with the head sums' code behind
+// a branch on nhead, the tail that goes after took 0.3-0.7 us longer on
+// products of 6-8 us (matrices below 4M entries, H200, BENCHMARKS.md).
+template <bool First, typename T>
 __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T part, T* yp) {
-    if (head.nhead > 0) {
+    if constexpr (First) {
         head.add(p, part, yp);
     } else {
         dep_wait();  // after the main kernel's store of y
@@ -313,7 +315,7 @@ __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T p
 // jd_ptr[d0] + (d - d0) * R + q, and lane t takes entries t, t +
 // blockDim.x, ... of the band directly: row t % R each time (R divides
 // blockDim.x), without the diagonals' starts on its chain of loads.
-template <typename T>
+template <bool First, typename T>
 __device__ __forceinline__ void jds_band(const int* __restrict__ band,
                                          const int* __restrict__ perm,
                                          const ofs_t* __restrict__ jd_ptr,
@@ -342,22 +344,22 @@ __device__ __forceinline__ void jds_band(const int* __restrict__ band,
     }
     sum = band_fold(sum, R);
     if ((i64)threadIdx.x < (i64)ld(jd_ptr + d0 + 1) - s0) {
-        jds_tail_add(head, threadIdx.x, sum, y + ld(perm + threadIdx.x));
+        jds_tail_add<First>(head, threadIdx.x, sum, y + ld(perm + threadIdx.x));
     }
 }
 
-template <typename T>
+template <bool First, typename T>
 __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
                          const int* __restrict__ perm, const ofs_t* __restrict__ jd_ptr,
                          const i64* __restrict__ item_ptr, const int* __restrict__ bands,
                          const int* __restrict__ col_idx,
                          const T* __restrict__ vals, const T* __restrict__ x,
                          T* __restrict__ y, const HeadSums<T> head) {
-    dep_launch();  // a main kernel after it may start (one thread waits)
+    if constexpr (First) dep_launch();  // the main kernel after it may start (one thread waits)
     const i64 chunk_blocks = (nitems + blockDim.x - 1) / blockDim.x;
     if ((i64)blockIdx.x >= chunk_blocks) {
-        jds_band(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals, x, y,
-                 head);
+        jds_band<First>(bands + 3 * ((i64)blockIdx.x - chunk_blocks), perm, jd_ptr, col_idx, vals,
+                        x, y, head);
         return;
     }
     const i64 t = global_thread_id();
@@ -371,7 +373,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     const i64 p = t - ld(item_ptr + lo);
     // chunk 0 (the long rows' first cap diagonals) is the tail's only when
     // it goes first; else its chunks start at diagonal cap
-    const int d0 = (head.nhead > 0 ? lo : lo + 1) * cap;
+    const int d0 = (First ? lo : lo + 1) * cap;
     // diagonals of [d0, min(d0 + cap, ndiag)) longer than p
     int a = d0, b = min(d0 + cap, ndiag);
     while (a < b) {
@@ -384,7 +386,7 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         const i64 idx = (i64)ld(jd_ptr + d) + p;
         sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
     }
-    jds_tail_add(head, p, sum, y + ld(perm + p));
+    jds_tail_add<First>(head, p, sum, y + ld(perm + p));
 }
 
 // spmv_jds_<t>: the plain loop, spmv_jds_<t>_deep: batches of 8 diagonals
@@ -417,8 +419,15 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail(                            \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
+        T* y) {                                                                            \
+        jds_tail<false, T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, \
+                           vals, x, y, HeadSums<T>{0, nullptr, nullptr, nullptr});          \
+    }                                                                                      \
+    extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail_first(                      \
+        i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
+        const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
         T* y, int nhead, const int* hcnt, T* hacc, unsigned* hdone) {                     \
-        jds_tail<T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, vals, \
-                    x, y, HeadSums<T>{nhead, hcnt, hacc, hdone});                          \
+        jds_tail<true, T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, \
+                          vals, x, y, HeadSums<T>{nhead, hcnt, hacc, hdone});               \
     }
 SPMV_TYPES(JDS)

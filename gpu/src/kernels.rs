@@ -397,7 +397,7 @@ mod tests {
                 expected.push(format!("spmv_ell_{t}_{v}"));
                 expected.push(format!("spmv_sell_{t}_{v}"));
             }
-            for v in ["u16", "deep", "u16_deep", "wide", "u16_wide"] {
+            for v in ["u16", "deep", "u16_deep", "wide", "u16_wide", "tail_first"] {
                 expected.push(format!("spmv_jds_{t}_{v}"));
             }
             expected.push(format!("spmv_sell_{t}_u16"));

@@ -12,7 +12,7 @@ use std::sync::PoisonError;
 use crate::context::GpuContext;
 use crate::device_matrix::{
     built_ok, ensure_built, Built, BuiltGuard, DevCoo, DevCsr, DevEll, DevJds, DevVals,
-    DeviceMatrix, HeadSums, MergePlan,
+    DeviceMatrix, MergePlan,
 };
 use crate::kernels::{kernel_name, KernelId, ValueType};
 use crate::plan::{self, LaunchDims, BLOCK};
@@ -917,7 +917,14 @@ pub(crate) fn prepare<'m>(
                 p.params.insert("tail_threads".into(), json!(t.threads));
                 p.params.insert("tail_bands".into(), json!(t.bands.len / 3));
                 if let Some(d) = threads(plan::tail_threads(t.threads, t.bands.len, 0)) {
-                    p.tail = Some((f(KernelId::Jds, "spmv_jds", Some("tail"))?, d));
+                    // the order is the kernel's (jds.cu): a tail that goes
+                    // first adds into the long rows' sums
+                    let v = if t.head.is_some() {
+                        "tail_first"
+                    } else {
+                        "tail"
+                    };
+                    p.tail = Some((f(KernelId::Jds, "spmv_jds", Some(v))?, d));
                 }
             }
         }
@@ -1140,12 +1147,14 @@ impl Prepared<'_> {
 
     /// JDS's product: the main kernel (`func`, `dims`) and its tail (when
     /// it has one). A tail with chunks of a matrix of 4M entries or more
-    /// goes first, and the main kernel as its dependent launch, which waits
-    /// for it in one thread only (so that the stream's next work waits for
-    /// both): the tail holds the long rows whole, their parts meeting in
-    /// [`HeadSums`], and the main kernel's blocks leave them out. Any other
-    /// tail goes after the main kernel, as its dependent launch, and adds
-    /// into `y` ([`plan::jds_tail_first`]).
+    /// goes first (`spmv_jds_<t>_tail_first`), and the main kernel as its
+    /// dependent launch, which waits for it in one thread only (so that the
+    /// stream's next work waits for both): the tail holds the long rows
+    /// whole, their parts meeting in
+    /// [`HeadSums`](crate::device_matrix::HeadSums), and the main kernel's
+    /// blocks leave them out. Any other tail (`spmv_jds_<t>_tail`) goes
+    /// after the main kernel, as its dependent launch, and adds into `y`
+    /// ([`plan::jds_tail_first`]).
     fn enqueue_jds(
         &self,
         stream: &std::sync::Arc<CudaStream>,
@@ -1231,8 +1240,14 @@ impl Prepared<'_> {
                 b.buf(&t.bands.buf);
                 b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
-                head_args(&mut b, t.head.as_ref());
-                // SAFETY: argument list matches spmv_jds_<t>_tail; item_ptr
+                if let Some(h) = &t.head {
+                    b.int(h.cnt.len as i32)
+                        .buf(&h.cnt.buf)
+                        .buf(&h.acc.buf)
+                        .buf(&h.done);
+                }
+                // SAFETY: argument list matches spmv_jds_<t>_tail, or with
+                // the head sums spmv_jds_<t>_tail_first (prepare); item_ptr
                 // has nchunks + 1 entries ending at nitems, the grid has
                 // their blocks and then one per band of rows and diagonals
                 // of this layout (plan::jds_tail_items, plan::tail_threads);
@@ -1277,20 +1292,6 @@ impl Prepared<'_> {
             DeviceMatrix::Coo(_) | DeviceMatrix::Ell(_) => Ok(()),
         }
     }
-}
-
-/// Pushes the last arguments of JDS's tail: the long rows' sums (`nhead`,
-/// counts, sums, parts counted; none when the tail goes after the main
-/// kernel).
-fn head_args<'a>(b: &mut RawArgs<'a>, head: Option<&'a HeadSums>) {
-    match head {
-        Some(h) => b
-            .int(h.cnt.len as i32)
-            .buf(&h.cnt.buf)
-            .buf(&h.acc.buf)
-            .buf(&h.done),
-        None => b.int(0).long(0).long(0).long(0),
-    };
 }
 
 /// Pushes the arguments of `merge_fixup_<t>` for `plan`: one carry slot per
