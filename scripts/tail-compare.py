@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Compares the best kernel of one format (default JDS) between two corpus folders of `bench --sweep --json`
+results (scripts/gpu-corpus.sh, JSON or JSON.gz, in the folder or one level below), by the kind of long-row tail
+the new run's layout has: with chunks at 4M entries or more (a JDS tail that goes first, plan::jds_tail_first),
+with chunks below that, bands only, or none. Prints the geometric mean of new time / old time per kind, and the
+new folder's runs furthest from their x-gather floor (issue 17's target 2: within 3x).
+
+    python3 scripts/tail-compare.py NEW_DIR OLD_DIR [--format jds] [--top 6]
+"""
+import argparse
+import glob
+import gzip
+import json
+import math
+import os
+
+TAIL_FIRST_NNZ = 4_000_000  # plan::JDS_TAIL_FIRST_NNZ
+
+
+def load(folder, fmt):
+    """run name -> (best µs, floor µs or None, nnz, tail chunks, tail bands, kernel)"""
+    out = {}
+    files = glob.glob(os.path.join(folder, '*.json*')) + glob.glob(os.path.join(folder, '*', '*.json*'))
+    for f in files:
+        name = os.path.basename(f).split('.json')[0]
+        opener = gzip.open if f.endswith('.gz') else open
+        try:
+            with opener(f, 'rt') as fh:
+                j = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        rs = [r for r in j.get('results', []) if r['format'] == fmt and r.get('ok')]
+        if not rs:
+            continue
+        best = min(rs, key=lambda r: r['median_ms'])
+        p = best['params']
+        floor = j.get('gather_floor_ms')
+        out[name] = (best['median_ms'] * 1e3, floor * 1e3 if floor else None, j['matrix']['nnz'],
+                     p.get('tail_chunks', 0), p.get('tail_bands', 0), best['kernel'])
+    return out
+
+
+def kind(nnz, chunks, bands):
+    if chunks:
+        return 'chunks, 4M+' if nnz >= TAIL_FIRST_NNZ else 'chunks, <4M'
+    return 'bands only' if bands else 'no tail'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('new')
+    ap.add_argument('old')
+    ap.add_argument('--format', default='jds')
+    ap.add_argument('--top', type=int, default=6)
+    a = ap.parse_args()
+    new, old = load(a.new, a.format), load(a.old, a.format)
+    groups = {}
+    for k, (t, _, nnz, chunks, bands, _) in new.items():
+        if k in old:
+            groups.setdefault(kind(nnz, chunks, bands), []).append((t / old[k][0], k))
+    print(f"{'tail':12} {'runs':>4} {'geomean':>8}  range (new / old)")
+    for g, v in sorted(groups.items()):
+        v.sort()
+        gm = math.exp(sum(math.log(r) for r, _ in v) / len(v))
+        print(f"{g:12} {len(v):4d} {gm:8.3f}  {v[0][0]:.3f} ({v[0][1]}) to {v[-1][0]:.3f} ({v[-1][1]})")
+    ratios = sorted(((t / f, k, t, f, ker) for k, (t, f, _, _, _, ker) in new.items() if f), reverse=True)
+    print(f"\n{len(ratios)} runs with a floor, {sum(1 for r in ratios if r[0] > 3)} over 3x; the furthest:")
+    for r, k, t, f, ker in ratios[:a.top]:
+        print(f"  {r:.3f}x  {k}: {ker} {t:.2f} us, floor {f:.2f} us")
+
+
+if __name__ == '__main__':
+    main()
