@@ -13,18 +13,6 @@ V=${V:-H OLD O T S H2 OLD2 O2}
 export BIN_OLD=/tmp/b/sparsetool-old BIN_OLD2=/tmp/b/sparsetool-old
 ST=/tmp/b/sparsetool ONLY="${ONLY:-pl22-100k pl22-1m fem-100k fem-1m circ-1m}" VARIANTS="$V" \
     FORMATS=jds BUDGET="${BUDGET:-200}" WORK=/tmp/ab OUT=$OUT bash bench/results/2026-11-28-h200-jds-u16/ab.sh
-for f in ${REALS:-rajat01 bcsstk13 fidapex6 Groebner_id2003_aug}; do
-    for dt in f32 f64; do
-        for v in $V; do
-            kdir=.device/kv$v; [ -d "$kdir" ] || kdir=
-            bin_var=BIN_$v
-            SPARSETOOL_KERNEL_DIR=$kdir "${!bin_var:-/tmp/b/sparsetool}" bench fixtures/matrices/real/$f.mtx.gz \
-                --device gpu --sweep --json --reps 20 --dtype $dt --formats jds \
-                > /tmp/ab/json/real-$f-$dt-cap$v.json 2> /tmp/ab/err || echo "$f $dt $v FAILED: $(tail -c 300 /tmp/ab/err)"
-        done
-    done
-done
-tar czf "$OUT/ab.tgz" -C /tmp/ab/json .
-python3 scripts/floor-summary.py /tmp/ab/json --formats jds > "$OUT/floor.txt" 2>&1
-python3 scripts/floor-summary.py /tmp/ab/json --formats jds --kernels > "$OUT/kernels.txt" 2>&1
+source bench/results/2026-11-29-h200-jds-tail-kernels/real-ab.sh
+real_ab "$OUT"
 cat "$OUT/floor.txt"

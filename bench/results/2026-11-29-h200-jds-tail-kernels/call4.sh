@@ -17,19 +17,8 @@ mkdir -p "$OUT/ab"
 ST=/tmp/b/sparsetool ONLY="${ONLY:-pl22-100k pl22-1m fem-100k fem-1m circ-1m circ-8m pl22-8m}" VARIANTS="$V" \
     FORMATS=jds BUDGET="${BUDGET:-150}" WORK=/tmp/ab OUT="$OUT/ab" bash bench/results/2026-11-28-h200-jds-u16/ab.sh \
     > /dev/null
-for f in ${REALS:-rajat01 bcsstk13 fidapex6 Groebner_id2003_aug}; do
-    for dt in f32 f64; do
-        for v in $V; do
-            bin_var=BIN_$v
-            "${!bin_var:-/tmp/b/sparsetool}" bench fixtures/matrices/real/$f.mtx.gz --device gpu --sweep --json \
-                --reps 20 --dtype $dt --formats jds > /tmp/ab/json/real-$f-$dt-cap$v.json 2> /tmp/ab/err ||
-                echo "$f $dt $v FAILED: $(tail -c 300 /tmp/ab/err)"
-        done
-    done
-done
-tar czf "$OUT/ab/ab.tgz" -C /tmp/ab/json .
-python3 scripts/floor-summary.py /tmp/ab/json --formats jds > "$OUT/ab/floor.txt" 2>&1
-python3 scripts/floor-summary.py /tmp/ab/json --formats jds --kernels > "$OUT/ab/kernels.txt" 2>&1
+source bench/results/2026-11-29-h200-jds-tail-kernels/real-ab.sh
+real_ab "$OUT/ab"
 mkdir -p "$OUT/real" "$OUT/gen"
 ST=/tmp/b/sparsetool ONLY="real-CA-HepPh real-Groebner_id2003_aug real-add32 real-arrow real-bcsstk13 real-ca-AstroPh real-cha real-cryg2500 real-fidapex6 real-jagmesh7 real-lp_ship04l real-luxembourg real-memplus real-memplus_rhs1 real-plskz362 real-rajat01 real-sparse-images-1024_subset real-young1c" FORMATS=jds REAL=1 BUDGET=70 WORK=/tmp/c2 OUT="$OUT/real" bash scripts/gpu-corpus.sh | tail -1
 ST=/tmp/b/sparsetool FORMATS=jds REAL=0 BUDGET=${GEN_S:-200} WORK=/tmp/c OUT="$OUT/gen" bash scripts/gpu-corpus.sh | tail -1
