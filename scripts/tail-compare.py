@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Compares the best kernel of one format (default JDS) between two corpus folders of `bench --sweep --json`
 results (scripts/gpu-corpus.sh, JSON or JSON.gz, in the folder or one level below), by the kind of long-row tail
-the new run's layout has: with chunks at 4M entries or more (a JDS tail that goes first, plan::jds_tail_first),
-with chunks below that, bands only, or none. Prints the geometric mean of new time / old time per kind, and the
+the new run's layout has (`tail_chunks`, `tail_bands` in its params): with chunks at 4M entries or more, with chunks
+below that, bands only, or none. For JDS since 5e91d0f the first two are its two orders (the tail first from 4M
+entries on, plan::jds_tail_first); for SELL they are only sizes. Prints the geometric mean of new time / old time per kind, and the
 new folder's runs furthest from their x-gather floor (issue 17's target 2: within 3x).
 
     python3 scripts/tail-compare.py NEW_DIR OLD_DIR [--format jds] [--top 6]
@@ -18,7 +19,8 @@ TAIL_FIRST_NNZ = 4_000_000  # plan::JDS_TAIL_FIRST_NNZ
 
 
 def load(folder, fmt):
-    """run name -> (best µs, floor µs or None, nnz, tail chunks, tail bands, kernel)"""
+    """run name -> (best µs, floor µs or None, nnz, tail chunks, tail bands, kernel); a name in both the folder
+    and a subfolder keeps the last one read"""
     out = {}
     files = glob.glob(os.path.join(folder, '*.json*')) + glob.glob(os.path.join(folder, '*', '*.json*'))
     for f in files:
@@ -29,7 +31,7 @@ def load(folder, fmt):
                 j = json.load(fh)
         except (OSError, ValueError):
             continue
-        rs = [r for r in j.get('results', []) if r['format'] == fmt and r.get('ok')]
+        rs = [r for r in j.get('results', []) if r.get('format') == fmt and r.get('ok')]
         if not rs:
             continue
         best = min(rs, key=lambda r: r['median_ms'])

@@ -448,9 +448,9 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
 // The sums of the long rows of a tail that holds them whole and runs beside
 // its main kernel (JDS's tail with chunks in a matrix of 4M entries or more
 // goes first, the main kernel as its dependent launch, which waits in one
-// thread only and leaves those rows out). Sorted position p < nhead is a
-// long row; cnt[p] threads of the tail add a part of its sum (one per chunk
-// and band that holds p; plan::jds_head_counts).
+// thread only and leaves those rows out). The sorted positions p that cnt
+// counts are the long rows; cnt[p] threads of the tail add a part of p's
+// sum (one per chunk and band that holds p; plan::jds_head_counts).
 // Each adds its part into acc[p] (zero between products), then counts
 // itself in done[p]; the one that counts last stores the total at *yp and
 // zeroes acc[p] and done[p] for the next product. Going after the main
@@ -460,7 +460,6 @@ __device__ __forceinline__ T band_fold(T sum, int R) {
 // plan::jds_tail_first).
 template <typename T>
 struct HeadSums {
-    int nhead;
     const int* __restrict__ cnt;
     T* acc;
     unsigned* done;

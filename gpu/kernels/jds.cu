@@ -25,9 +25,9 @@
 // warps' unequal lengths: up to 10 % slower on circuits in f32, no faster
 // in f64 (H200, BENCHMARKS.md, issue 17).
 //
-// spmv_jds_<t>_tail: the diagonals past `cap` of the rows longer than `cap`
-// (the head of the sorted order), which one thread would otherwise walk
-// alone: a row of 2.5M entries took 408 ms. Chunk c covers diagonals
+// spmv_jds_<t>_tail and _tail_first: the diagonals past `cap` of the rows
+// longer than `cap` (the head of the sorted order), which one thread would
+// otherwise walk alone: a row of 2.5M entries took 408 ms. Chunk c covers diagonals
 // [c * cap, (c + 1) * cap); the rows active in it are the first
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
 // consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c] is
@@ -46,12 +46,13 @@
 // their first cap diagonals, which the main kernel leaves to it (its blocks
 // start past them, plan::jds_main_blocks). It goes first and the main
 // kernel as its dependent launch, which waits in one thread only (jds):
-// every part of a long row (sorted position below nhead) meets the others
-// in HeadSums::add (common.cuh), whose last adder stores the row's y. Any
-// other tail (bands only: a circuit's supply rows; or a smaller matrix's)
-// is spmv_jds_<t>_tail: no chunk 0, its chunks starting at diagonal cap; it
-// goes after the main kernel as its dependent launch and adds its parts
-// into y once the main kernel has stored it (jds_tail_add).
+// every part of a long row (a sorted position the head sums count) meets
+// the others in HeadSums::add (common.cuh), whose last adder stores the
+// row's y. Any other tail (bands only: a circuit's supply rows; or a
+// smaller matrix's) is spmv_jds_<t>_tail: no chunk 0, its chunks starting
+// at diagonal cap; it goes after the main kernel as its dependent launch
+// and adds its parts into y once the main kernel has stored it
+// (jds_tail_add).
 
 // The most diagonals the main kernel walks (cap is at most
 // plan::LONG_ROW_MIN, 256): the size of the batched kernels' shared copy of
@@ -290,8 +291,9 @@ __device__ void jds(int nrows, int ndiag, int cap, const int* __restrict__ block
 // sums when the tail went first and holds the row whole (First), else into
 // y once the main kernel before it has stored the row's first part. The
 // order is the kernel's, not a parameter's: with the head sums' code behind
-// a branch on nhead, the tail that goes after took 0.3-0.7 us longer on
-// products of 6-8 us (matrices below 4M entries, H200, BENCHMARKS.md).
+// a branch on a parameter (the long rows' count), the tail that goes after
+// took 0.3-0.7 us longer on products of 6-8 us (matrices below 4M entries,
+// H200, BENCHMARKS.md).
 template <bool First, typename T>
 __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T part, T* yp) {
     if constexpr (First) {
@@ -421,13 +423,13 @@ __device__ void jds_tail(i64 nitems, int nchunks, int cap, int ndiag,
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
         T* y) {                                                                            \
         jds_tail<false, T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, \
-                           vals, x, y, HeadSums<T>{0, nullptr, nullptr, nullptr});          \
+                           vals, x, y, HeadSums<T>{nullptr, nullptr, nullptr});             \
     }                                                                                      \
     extern "C" __global__ void SPMV_BOUNDS spmv_jds_##t##_tail_first(                      \
         i64 nitems, int nchunks, int cap, int ndiag, const int* perm, const ofs_t* jd_ptr, \
         const i64* item_ptr, const int* bands, const int* col_idx, const T* vals, const T* x, \
-        T* y, int nhead, const int* hcnt, T* hacc, unsigned* hdone) {                     \
+        T* y, const int* hcnt, T* hacc, unsigned* hdone) {                                \
         jds_tail<true, T>(nitems, nchunks, cap, ndiag, perm, jd_ptr, item_ptr, bands, col_idx, \
-                          vals, x, y, HeadSums<T>{nhead, hcnt, hacc, hdone});               \
+                          vals, x, y, HeadSums<T>{hcnt, hacc, hdone});                      \
     }
 SPMV_TYPES(JDS)

@@ -1241,10 +1241,9 @@ impl Prepared<'_> {
                 b.buf(&j.col_idx.buf).buf(&j.vals.buf).buf(&x.buf);
                 b.buf_mut(&mut y.buf);
                 if let Some(h) = &t.head {
-                    b.int(h.cnt.len as i32)
-                        .buf(&h.cnt.buf)
-                        .buf(&h.acc.buf)
-                        .buf(&h.done);
+                    // the kernel writes acc and done, scratch of the layout
+                    // that it leaves zero again (HeadSums in common.cuh)
+                    b.buf(&h.cnt.buf).buf(&h.acc.buf).buf(&h.done);
                 }
                 // SAFETY: argument list matches spmv_jds_<t>_tail, or with
                 // the head sums spmv_jds_<t>_tail_first (prepare); item_ptr

@@ -87,7 +87,8 @@ pub const JDS_BAND_SPAN: usize = 4 * SEG_SPAN;
 /// rows; the lanes of one row sum in shared memory, one atomic a row.
 pub type Bands = Vec<i32>;
 
-/// The tail of the JDS kernel (`spmv_jds_<t>_tail`), in two parts:
+/// The tail of the JDS kernel (`spmv_jds_<t>_tail`, or
+/// `spmv_jds_<t>_tail_first` when it goes first), in two parts:
 /// - chunks, one thread per row active in their first diagonal: chunk `c`
 ///   covers diagonals `[c * cap, (c + 1) * cap)` of the rows longer than
 ///   `cap`, `c >= 1` while diagonal `c * cap` has more than [`BAND_ROWS`]

@@ -591,7 +591,8 @@ fn ell_ref<T: Scalar>(
         .collect()
 }
 
-/// Reference of `spmv_jds_<t>` and `spmv_jds_<t>_tail` with `cap`
+/// Reference of `spmv_jds_<t>` and its tail (`spmv_jds_<t>_tail` after it,
+/// or `spmv_jds_<t>_tail_first`) with `cap`
 /// diagonals per thread ([`crate::plan::long_row_cap`]): every sorted
 /// position `p` of the main kernel's blocks (in window order where
 /// [`crate::plan::jds_main_blocks`] gives one, so a block it misses leaves
@@ -623,7 +624,7 @@ pub fn spmv_jds<T: Scalar, I: Index>(
     jds_ref(nrows, (cap, perm, jd_ptr, col_idx), main, vals, x)
 }
 
-/// Reference of `spmv_jds_<t>_u16` and `spmv_jds_<t>_tail`: [`spmv_jds`]
+/// Reference of `spmv_jds_<t>_u16` and its tail: [`spmv_jds`]
 /// with the main kernel's column of diagonal `d` of sorted row `p` read
 /// from `narrow` (built with the same `cap`, [`crate::layout::jds_u16`])
 /// where its group of 32 rows has a base, else from `col_idx`; the tail
