@@ -9,27 +9,25 @@ new folder's runs furthest from their x-gather floor (issue 17's target 2: withi
     python3 scripts/tail-compare.py NEW_DIR OLD_DIR [--format jds] [--top 6]
 """
 import argparse
-import glob
-import gzip
-import json
 import math
 import os
+
+from results import json_files, load_json, stem
 
 TAIL_FIRST_NNZ = 4_000_000  # plan::JDS_TAIL_FIRST_NNZ
 
 
 def load(folder, fmt):
-    """run name -> (best µs, floor µs or None, nnz, tail chunks, tail bands, kernel); a name in both the folder
-    and a subfolder keeps the last one read"""
+    """run name -> (best µs, floor µs or None, nnz, tail chunks, tail bands, kernel), from the folder and its
+    subfolders (a corpus' gen/ and real/); a name in two of them keeps the last one read"""
     out = {}
-    files = glob.glob(os.path.join(folder, '*.json*')) + glob.glob(os.path.join(folder, '*', '*.json*'))
-    for f in files:
-        name = os.path.basename(f).split('.json')[0]
-        opener = gzip.open if f.endswith('.gz') else open
+    dirs = [folder] + sorted(e.path for e in os.scandir(folder) if e.is_dir())
+    for f in (f for d in dirs for f in json_files(d)):
         try:
-            with opener(f, 'rt') as fh:
-                j = json.load(fh)
+            j = load_json(f)
         except (OSError, ValueError):
+            continue
+        if not isinstance(j, dict):
             continue
         rs = [r for r in j.get('results', []) if r.get('format') == fmt and r.get('ok')]
         if not rs:
@@ -37,8 +35,8 @@ def load(folder, fmt):
         best = min(rs, key=lambda r: r['median_ms'])
         p = best['params']
         floor = j.get('gather_floor_ms')
-        out[name] = (best['median_ms'] * 1e3, floor * 1e3 if floor else None, j['matrix']['nnz'],
-                     p.get('tail_chunks', 0), p.get('tail_bands', 0), best['kernel'])
+        out[stem(f)] = (best['median_ms'] * 1e3, floor * 1e3 if floor else None, j['matrix']['nnz'],
+                        p.get('tail_chunks', 0), p.get('tail_bands', 0), best['kernel'])
     return out
 
 

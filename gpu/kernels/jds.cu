@@ -27,8 +27,8 @@
 //
 // spmv_jds_<t>_tail and _tail_first: the diagonals past `cap` of the rows
 // longer than `cap` (the head of the sorted order), which one thread would
-// otherwise walk alone: a row of 2.5M entries took 408 ms. Chunk c covers diagonals
-// [c * cap, (c + 1) * cap); the rows active in it are the first
+// otherwise walk alone: a row of 2.5M entries took 408 ms. Chunk c covers
+// diagonals [c * cap, (c + 1) * cap); the rows active in it are the first
 // len(diagonal c * cap) sorted rows, one thread each (consecutive threads on
 // consecutive rows, so a diagonal's reads stay coalesced). item_ptr[c] is
 // the first thread of chunk c (host prefix sum, nchunks + 1 entries): of

@@ -156,14 +156,14 @@ pub fn jds_tail_items(
 /// 4-18 % less on power laws of 8M entries and from 19 % less to 3 % more
 /// on those of 50M to 75M, but 1.2-2.6x more below 1.1M entries (a power
 /// law of 100k entries 5.9 -> 13.4 us, of 1M 12.0 -> 16.2; FEM matrices
-/// and real ones alike): there the tail's chain (chunk 0's rows, the per-row sums'
-/// atomics and fences, the main kernel's wait for it) is the product's
-/// whole length. A tail of bands only (a few long rows: a circuit's supply
-/// rows, a dense row) gained 2 % at most going first and lost 2-9 % on
-/// circuits of 8.6M and 54M entries in f64 (its random gather of `x` beside
-/// the main kernel's, whose blocks go in window order to share `x` in the
-/// caches) and 34 % on one of 1.1M (its bands' latency beyond the main
-/// kernel's).
+/// and real ones alike): there the tail's chain (chunk 0's rows, the
+/// per-row sums' atomics and fences, the main kernel's wait for it) is the
+/// product's whole length. A tail of bands only (a few long rows: a
+/// circuit's supply rows, a dense row) gained 2 % at most going first and
+/// lost 2-9 % on circuits of 8.6M and 54M entries in f64 (its random
+/// gather of `x` beside the main kernel's, whose blocks go in window order
+/// to share `x` in the caches) and 34 % on one of 1.1M (its bands' latency
+/// beyond the main kernel's).
 ///
 /// ```
 /// use sparsetool_gpu::plan::{jds_tail_first, JDS_TAIL_FIRST_NNZ};

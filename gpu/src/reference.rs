@@ -605,11 +605,11 @@ fn ell_ref<T: Scalar>(
 /// active in its first diagonal) in a matrix of 4M entries or more, it
 /// goes first ([`crate::plan::jds_tail_first`]; else it goes after the
 /// main kernel, its chunks from diagonal `cap`) and holds the long rows
-/// whole (chunk 0 their first `cap` diagonals), which the main kernel's blocks leave out
-/// (a block that walks one anyway leaves it NaN); their parts meet as the
-/// kernels' do (`HeadSums` in `common.cuh`): the part that completes its
-/// count ([`crate::plan::jds_head_counts`]) stores the row, so a wrong
-/// count leaves it zero or partial.
+/// whole (chunk 0 their first `cap` diagonals), which the main kernel's
+/// blocks leave out (a block that walks one anyway leaves it NaN); their
+/// parts meet as the kernels' do (`HeadSums` in `common.cuh`): the part
+/// that completes its count ([`crate::plan::jds_head_counts`]) stores the
+/// row, so a wrong count leaves it zero or partial.
 #[must_use]
 pub fn spmv_jds<T: Scalar, I: Index>(
     nrows: usize,
