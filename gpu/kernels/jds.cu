@@ -217,12 +217,17 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
 // in f32 on FEM matrices and 3D stencils, H200).
 //
 // The length: a warp at once (jds_len, the whole warp taking part, its
-// lanes past the rows too) in the batched kernels and in 4-byte values;
-// the plain kernels in 8- and 16-byte values (their _wide builds too,
-// untried with the count) search per thread, as before jds_len: under 32
-// registers the warp's count cost the sum's loads their order, up to 6 %
-// on 2D Laplacians in f64 where it gained up to 9 % in f32 and 5 % in the
-// batched kernels (H200, BENCHMARKS.md, issue 17).
+// lanes past the rows too) in the batched kernels, in 4-byte values, and
+// wherever the host gives the blocks (window order, each of whose blocks
+// lies within one run of equal length, so that the count is every lane's
+// length without a search; or the blocks past the long rows that a tail
+// going first holds). The plain kernels in 8- and 16-byte values over the
+// sorted order (their _wide builds too, untried with the count) search
+// per thread, as before jds_len: under 32 registers the warp's count cost
+// the sum's loads their order there, up to 6 % on 2D Laplacians in f64,
+// where it gained up to 9 % in f32 and 5 % in the batched kernels; in
+// window order it took circuits of 8.6M and 54M entries 2-3 % less in f64
+// (H200, BENCHMARKS.md, issue 17).
 template <typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
@@ -234,7 +239,7 @@ __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict
         p = (int)threadIdx.x < ld(b + 1) ? (i64)ld(b) + threadIdx.x : (i64)nrows;
     }
     int begin, row, len;
-    if constexpr (Cols::kStaged || sizeof(T) <= 4) {
+    if (Cols::kStaged || sizeof(T) <= 4 || blocks) {
         // positions increase with the lane; lanes past the rows hold nrows
         // or more
         const i64 first = __shfl_sync(0xffffffffu, p, 0);
@@ -304,6 +309,28 @@ __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T p
     }
 }
 
+// A band's loop over a lane's n entries in batches of K: load(k, s, c, v)
+// gives entry s (k of its batch; index -1 past the lane's entries or where
+// its row has none), the batch's loads issued before its gathers from x.
+// A plain loop over the diagonals (its bound strided by the block) kept its
+// unrolled trips in order: each trip's loads of the diagonal's starts
+// waited on the last trip's gather.
+template <int K, typename T, typename Load>
+__device__ __forceinline__ T band_batches(int n, Load load, const T* __restrict__ x) {
+    T sum = T(0);
+    for (int b = 0; b < n; b += K) {
+        int c[K];
+        T v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) load(k, b + k, c[k], v[k]);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            if (c[k] >= 0) sum += v[k] * ld(x + c[k]);
+        }
+    }
+    return sum;
+}
+
 // Band (R, d0, d1) of the tail (plan::Bands): diagonals [d0, d1) of the
 // first R sorted rows, R a power of two up to blockDim.x, no fewer than the
 // rows of diagonal d0. They are stored contiguously, diagonal after
@@ -312,11 +339,18 @@ __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T p
 // supply rows: one row per block strode 8 entries between lanes). A row
 // shorter than a diagonal's count has no entry there. The lanes of one row
 // (t % R equal) sum in shared memory (band_fold, common.cuh), then each row
-// adds its part (jds_tail_add). Where every diagonal of the band holds R
-// rows (a circuit's supply rows, all of one length), entry (d, q) lies at
+// adds its part (jds_tail_add); its perm entry is loaded before the loop,
+// not after the fold. Where every diagonal of the band holds R rows (a
+// circuit's supply rows, all of one length), entry (d, q) lies at
 // jd_ptr[d0] + (d - d0) * R + q, and lane t takes entries t, t +
 // blockDim.x, ... of the band directly: row t % R each time (R divides
-// blockDim.x), without the diagonals' starts on its chain of loads.
+// blockDim.x), without the diagonals' starts on its chain of loads. Else
+// (a power law's head, rows of many lengths) the lane's diagonals go in
+// batches (band_batches): on the H200 they took an uncapped power law of
+// 59M entries 8 % less in f32 and the real matrices with such tails
+// (rajat01, arrow) 10-17 % less. The direct loop stays a plain one: in
+// batches there, a circuit's random gathers of x beside the main kernel's
+// last blocks took circ-8m 2 % longer (BENCHMARKS.md, issue 17).
 template <bool First, typename T>
 __device__ __forceinline__ void jds_band(const int* __restrict__ band,
                                          const int* __restrict__ perm,
@@ -327,27 +361,45 @@ __device__ __forceinline__ void jds_band(const int* __restrict__ band,
     const int R = ld(band), d0 = ld(band + 1), d1 = ld(band + 2);
     const int q = (int)threadIdx.x & (R - 1);
     const i64 s0 = (i64)ld(jd_ptr + d0), s1 = (i64)ld(jd_ptr + d1);
+    const bool owner = (i64)threadIdx.x < (i64)ld(jd_ptr + d0 + 1) - s0;
+    T* const yp = y + (owner ? ld(perm + threadIdx.x) : 0);
+    const bool full = s1 - s0 == (i64)(d1 - d0) * R;
     T sum = T(0);
-    if (s1 - s0 == (i64)(d1 - d0) * R) {
+    if (full && sizeof(T) < 16) {
 #pragma unroll 4
         for (i64 idx = s0 + threadIdx.x; idx < s1; idx += blockDim.x) {
             sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
         }
+    } else if (full) {
+        // complex128: one entry at a time (the loop above spilled beside
+        // the batches below under 32 registers)
+        const int m = (int)(s1 - s0), t = (int)threadIdx.x, bd = (int)blockDim.x;
+        const int n = t < m ? (m - t + bd - 1) / bd : 0;
+        auto load = [&](int, int s, int& c, T& v) {
+            const bool in = s < n;
+            const i64 idx = s0 + t + (i64)s * bd;
+            c = in ? ldcs(col_idx + idx) : -1;
+            v = in ? ldcs(vals + idx) : T(0);
+        };
+        sum = band_batches<1>(n, load, x);
     } else {
-        const int step = (int)blockDim.x / R;
-#pragma unroll 4
-        for (int d = d0 + (int)threadIdx.x / R; d < d1; d += step) {
-            const i64 s = (i64)ld(jd_ptr + d);
-            if ((i64)ld(jd_ptr + d + 1) - s > q) {
-                const i64 idx = s + q;
-                sum += ldcs(vals + idx) * ld(x + ldcs(col_idx + idx));
-            }
-        }
+        // diagonal first + s * step's entry of row q (index -1 where the
+        // row is shorter); batches of 4 in f32, 2 in f64 and complex64, 1
+        // in complex128 (more spilled under 32 registers)
+        const int step = (int)blockDim.x / R, first = d0 + (int)threadIdx.x / R;
+        const int n = first < d1 ? (d1 - first + step - 1) / step : 0;
+        auto load = [&](int, int s, int& c, T& v) {
+            const int d = first + s * step;
+            const bool in = s < n;
+            const i64 a = in ? (i64)ld(jd_ptr + d) : 0, b = in ? (i64)ld(jd_ptr + d + 1) : 0;
+            const bool has = b - a > q;
+            c = has ? ldcs(col_idx + a + q) : -1;
+            v = has ? ldcs(vals + a + q) : T(0);
+        };
+        sum = band_batches<(sizeof(T) >= 16 ? 1 : sizeof(T) >= 8 ? 2 : 4)>(n, load, x);
     }
     sum = band_fold(sum, R);
-    if ((i64)threadIdx.x < (i64)ld(jd_ptr + d0 + 1) - s0) {
-        jds_tail_add<First>(head, threadIdx.x, sum, y + ld(perm + threadIdx.x));
-    }
+    if (owner) jds_tail_add<First>(head, threadIdx.x, sum, yp);
 }
 
 template <bool First, typename T>
