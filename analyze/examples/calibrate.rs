@@ -20,7 +20,8 @@
 //! (`scripts/model-variants.py` refits variants of the model from it).
 //! With `EXPLAIN=prefix,...` in the environment it also prints, on stderr,
 //! every measured layout of the runs whose names start with a prefix, with
-//! its measured time and each model's prediction (to study the misses).
+//! its measured time and each model's prediction (to study the misses), for
+//! the `--results` corpus and then for each `--gpu` corpus under its own fit.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -352,8 +353,21 @@ fn fitted_on(dirs: &[PathBuf], train: usize, runs: usize, holdout: &[String]) ->
     )
 }
 
-/// With `EXPLAIN=prefix,...` set: every measured layout of a run, its
-/// measured time and each model's prediction, on stderr (to study misses).
+/// With `EXPLAIN=prefix,...` set: [`explain`] for each run whose name
+/// starts with a prefix (under each GPU's own fit for `--gpu` corpora).
+fn explain_matching(cases: &[Case], model: &TimeModel) {
+    if let Ok(prefixes) = std::env::var("EXPLAIN") {
+        for c in cases
+            .iter()
+            .filter(|c| prefixes.split(',').any(|p| c.name.starts_with(p)))
+        {
+            explain(c, model);
+        }
+    }
+}
+
+/// Every measured layout of a run, its measured time and each model's
+/// prediction, on stderr (to study misses).
 fn explain(c: &Case, model: &TimeModel) {
     let f = &c.run.features;
     eprintln!(
@@ -519,14 +533,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         write_atomic(p, &samples_csv(&cases, &held))?;
         eprintln!("wrote {}", p.display());
     }
-    if let Ok(prefixes) = std::env::var("EXPLAIN") {
-        for c in cases
-            .iter()
-            .filter(|c| prefixes.split(',').any(|p| c.name.starts_with(p)))
-        {
-            explain(c, &model);
-        }
-    }
+    explain_matching(&cases, &model);
     let outcomes: Vec<(&Case, Outcome)> = cases
         .iter()
         .filter_map(|c| outcome(c, &model).map(|o| (c, o)))
@@ -669,6 +676,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             gm.name = Some(g.label.clone());
             gm.copy_gbps = median(gcases.iter().map(|c| c.run.copy_gbps).collect());
+            explain_matching(&gcases, &gm);
             if let Some(p) = &g.model {
                 write_atomic(p, &(serde_json::to_string_pretty(&gm)? + "\n"))?;
                 eprintln!("wrote {}", p.display());
