@@ -19,12 +19,12 @@ REPEAT=${REPEAT:-bench/results/2026-11-22-h100-corpus4-repeat}
 # the run-to-run noise: an earlier H100 corpus (533167a) and its repeat with the same binaries
 REPEAT_OF=${REPEAT_OF:-bench/results/2026-11-22-h100-corpus4}
 # the H200 corpus; '+' joins the folders whose runs replace its own in the formats they measured (here every
-# run's JDS and SELL kernels, measured again with the binaries of 5052087, then its JDS kernels with those of
-# 3b801c7, then every kernel on the five power laws of 50M entries or more with those of 3b801c7)
+# run's JDS and SELL kernels, measured again with the binaries of 5052087, then every kernel on the five power
+# laws of 50M entries or more with those of 3b801c7, then every run's JDS kernels with those of 83a6c97)
 N=bench/results/2026-11-29-h200-corpus-jds-sell
-J=bench/results/2026-11-29-h200-corpus-jds2
 P=bench/results/2026-11-29-h200-powerlaws
-H200=${H200:-bench/results/2026-11-28-h200-corpus+$N/gen+$N/real+$J/gen+$J/real+$P}
+J=bench/results/2026-11-29-h200-corpus-jds3
+H200=${H200:-bench/results/2026-11-28-h200-corpus+$N/gen+$N/real+$P+$J/gen+$J/real}
 # the quick profiles `sparsetool calibrate` wrote on each GPU, refitted from their saved runs (runs/) with the
 # time model's current terms: `bash scripts/calibrate.sh DIR/runs DIR/<gpu>-quick-refit.json <gpu>-quick`
 H100_QUICK=${H100_QUICK:-bench/results/2026-11-24-h100-calibrate5/h100-quick-refit.json}
