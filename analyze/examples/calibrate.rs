@@ -354,9 +354,11 @@ fn fitted_on(dirs: &[PathBuf], train: usize, runs: usize, holdout: &[String]) ->
 }
 
 /// With `EXPLAIN=prefix,...` set: [`explain`] for each run whose name
-/// starts with a prefix (under each GPU's own fit for `--gpu` corpora).
-fn explain_matching(cases: &[Case], model: &TimeModel) {
+/// starts with a prefix, under a header naming the fit (`label`: the
+/// `--results` corpus' model, or a `--gpu` corpus' own).
+fn explain_matching(label: &str, cases: &[Case], model: &TimeModel) {
     if let Ok(prefixes) = std::env::var("EXPLAIN") {
+        eprintln!("EXPLAIN under the {label} fit:");
         for c in cases
             .iter()
             .filter(|c| prefixes.split(',').any(|p| c.name.starts_with(p)))
@@ -533,7 +535,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         write_atomic(p, &samples_csv(&cases, &held))?;
         eprintln!("wrote {}", p.display());
     }
-    explain_matching(&cases, &model);
+    explain_matching(args.name.as_deref().unwrap_or("--results"), &cases, &model);
     let outcomes: Vec<(&Case, Outcome)> = cases
         .iter()
         .filter_map(|c| outcome(c, &model).map(|o| (c, o)))
@@ -676,7 +678,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
             gm.name = Some(g.label.clone());
             gm.copy_gbps = median(gcases.iter().map(|c| c.run.copy_gbps).collect());
-            explain_matching(&gcases, &gm);
+            explain_matching(&g.label, &gcases, &gm);
             if let Some(p) = &g.model {
                 write_atomic(p, &(serde_json::to_string_pretty(&gm)? + "\n"))?;
                 eprintln!("wrote {}", p.display());

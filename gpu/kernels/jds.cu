@@ -185,8 +185,9 @@ struct ColsU16 {
 // rows are consecutive sorted positions, first..last, so lane l reads the
 // lengths of diagonals l, l + 32, ... and two ballots count those longer
 // than first and than last: where the counts agree (every block in window
-// order lies within one run of equal length, and in sorted order all but a
-// warp across a run's end), that is every lane's length, one read and no
+// order lies within one run of equal length, but for a warp partly past its
+// block's rows, whose idle lanes hold nrows; in sorted order all but a warp
+// across a run's end), that is every lane's length, one read and no
 // search; else each lane searches between the two (jds_search: the
 // diagonals of [lo, hi) longer than p, by bisection). A search of its own
 // (log2 nd dependent reads) stood before every row's loads.
@@ -218,16 +219,16 @@ __device__ __forceinline__ int jds_len(i64 p, i64 first, i64 last, int nd, const
 //
 // The length: a warp at once (jds_len, the whole warp taking part, its
 // lanes past the rows too) in the batched kernels, in 4-byte values, and
-// wherever the host gives the blocks (window order, each of whose blocks
-// lies within one run of equal length, so that the count is every lane's
-// length without a search; or the blocks past the long rows that a tail
-// going first holds). The plain kernels in 8- and 16-byte values over the
-// sorted order (their _wide builds too, untried with the count) search
-// per thread, as before jds_len: under 32 registers the warp's count cost
-// the sum's loads their order there, up to 6 % on 2D Laplacians in f64,
-// where it gained up to 9 % in f32 and 5 % in the batched kernels; in
-// window order it took circuits of 8.6M and 54M entries 2-3 % less in f64
-// (H200, BENCHMARKS.md, issue 17).
+// wherever the host gives the blocks. In window order each block lies
+// within one run of equal length, so the count is the length without a
+// search; the host also gives blocks past the long rows that a tail going
+// first holds. Only the plain kernels in 8- and 16-byte values over the
+// sorted order search per thread, as before jds_len. There, under 32
+// registers, the warp's count cost the sum's loads their order: up to 6 %
+// on 2D Laplacians in f64, where it gained up to 9 % in f32 and 5 % in the
+// batched kernels. In window order the count took circuits of 8.6M and 54M
+// entries 3 % and 1.5 % less in f64; the _wide builds (40 registers) count
+// there too, l3d-54m f64 0.8 % slower (H200, BENCHMARKS.md, issue 17).
 template <typename T, typename Cols>
 __device__ __forceinline__ void jds_row(int nrows, int nd, const int* __restrict__ blocks,
                                         const int* __restrict__ perm, const ofs_t* jd,
@@ -312,9 +313,9 @@ __device__ __forceinline__ void jds_tail_add(const HeadSums<T>& head, i64 p, T p
 // A band's loop over a lane's n entries in batches of K: load(k, s, c, v)
 // gives entry s (k of its batch; index -1 past the lane's entries or where
 // its row has none), the batch's loads issued before its gathers from x.
-// A plain loop over the diagonals (its bound strided by the block) kept its
-// unrolled trips in order: each trip's loads of the diagonal's starts
-// waited on the last trip's gather.
+// The plain loop over the diagonals (stride blockDim.x / R) kept its
+// unrolled trips in order (SASS): each trip's loads of the diagonal's
+// starts waited on the last trip's gather.
 template <int K, typename T, typename Load>
 __device__ __forceinline__ T band_batches(int n, Load load, const T* __restrict__ x) {
     T sum = T(0);
@@ -347,10 +348,11 @@ __device__ __forceinline__ T band_batches(int n, Load load, const T* __restrict_
 // blockDim.x), without the diagonals' starts on its chain of loads. Else
 // (a power law's head, rows of many lengths) the lane's diagonals go in
 // batches (band_batches): on the H200 they took an uncapped power law of
-// 59M entries 8 % less in f32 and the real matrices with such tails
-// (rajat01, arrow) 10-17 % less. The direct loop stays a plain one: in
-// batches there, a circuit's random gathers of x beside the main kernel's
-// last blocks took circ-8m 2 % longer (BENCHMARKS.md, issue 17).
+// 59M entries 8 % less in f32 and the real matrix rajat01 10 % less. The
+// direct loop stays a plain one (complex128 aside): in batches there, a
+// circuit's random gathers of x beside the main kernel's last blocks took
+// circ-8m 2 % longer, though arrow's one dense row took 13 % less
+// (BENCHMARKS.md, issue 17).
 template <bool First, typename T>
 __device__ __forceinline__ void jds_band(const int* __restrict__ band,
                                          const int* __restrict__ perm,
