@@ -1155,53 +1155,71 @@ fn jds_plain_kernels_take_more_registers_on_long_rows_in_f64() {
 /// timed runs (hundreds of products in a row, so sums not zeroed between
 /// products would show), in f32, f64 and complex128. The every-kernel
 /// tests' matrices are smaller, so their tails go after the main kernel.
+/// Two matrices: 400k rows, whose main blocks past the long rows go in
+/// window order, and 120k rows (one window), whose go in sorted order, so
+/// that a warp's rows may cross a run's end (the row length counted by
+/// warp, then searched between the counts: `jds_len` in jds.cu).
 #[test]
 fn jds_tail_first_on_a_power_law_of_4m_entries() {
     let Some(ctx) = ctx() else { return };
-    let n = 400_000;
-    let a = by_lengths(n, n, 23, |_, r| {
-        let u = ((r >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
-        8 + ((u.powf(-1.0 / 1.2)) as usize).min(20_000)
-    });
-    let j = sparsetool_convert::csr_to_jds(&a);
-    let jd = j.jd_ptr();
-    let ndiag = jd.len() - 1;
-    let dlen = |d: usize| (jd[d + 1] - jd[d]) as usize;
-    let cap = sparsetool_gpu::plan::long_row_cap(n, a.nnz(), ndiag);
-    assert!(
-        sparsetool_gpu::plan::jds_tail_first(a.nnz(), ndiag, cap, dlen),
-        "{} entries, cap {cap}: the tail should go first",
-        a.nnz()
-    );
-    // going first, the tail's chunks hold chunk 0's rows too
-    let (items, _) = sparsetool_gpu::plan::jds_tail_items(ndiag, cap, true, dlen);
-    let threads = items.last().copied();
-    let opts = jds_bench(5, 2);
-    let f32s: Csr<f32, i32> = cast(&a);
-    let c128: Csr<Complex64, i32> = cast(&a);
-    for (name, rep) in [
-        ("f64", bench(&ctx, &a, &opts).expect("f64")),
-        ("f32", bench(&ctx, &f32s, &opts).expect("f32")),
-        ("c128", bench(&ctx, &c128, &opts).expect("c128")),
-    ] {
-        // (jds-u16 may refuse columns this far apart: not asserted)
-        let kernels: Vec<&str> = rep.results.iter().map(|k| k.kernel.as_str()).collect();
+    let mut windows = Vec::new();
+    for (n, base) in [(400_000, 8), (120_000, 36)] {
+        let a = by_lengths(n, n, 23, |_, r| {
+            let u = ((r >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+            base + ((u.powf(-1.0 / 1.2)) as usize).min(20_000)
+        });
+        let j = sparsetool_convert::csr_to_jds(&a);
+        let jd = j.jd_ptr();
+        let ndiag = jd.len() - 1;
+        let dlen = |d: usize| (jd[d + 1] - jd[d]) as usize;
+        let cap = sparsetool_gpu::plan::long_row_cap(n, a.nnz(), ndiag);
         assert!(
-            kernels.contains(&"jds") && kernels.contains(&"jds-batched"),
-            "{name}: {kernels:?} {:?}",
-            rep.skipped
+            sparsetool_gpu::plan::jds_tail_first(a.nnz(), ndiag, cap, dlen),
+            "{n} rows, {} entries, cap {cap}: the tail should go first",
+            a.nnz()
         );
-        for k in &rep.results {
-            assert!(k.ok, "{name} {}: rel_error {:e}", k.kernel, k.rel_error);
-            assert_eq!(
-                k.params.get("tail_threads").and_then(|c| c.as_i64()),
-                threads,
-                "{name} {}: {:?}",
-                k.kernel,
-                k.params
+        // going first, the tail's chunks hold chunk 0's rows too
+        let (items, _) = sparsetool_gpu::plan::jds_tail_items(ndiag, cap, true, dlen);
+        let threads = items.last().copied();
+        let perm = j.perm();
+        let (_, window) =
+            sparsetool_gpu::plan::jds_main_blocks(n, dlen(cap)..n, ndiag, dlen, |p| {
+                perm[p] as usize
+            });
+        windows.push(window);
+        let opts = jds_bench(5, 2);
+        let f32s: Csr<f32, i32> = cast(&a);
+        let c128: Csr<Complex64, i32> = cast(&a);
+        for (name, rep) in [
+            ("f64", bench(&ctx, &a, &opts).expect("f64")),
+            ("f32", bench(&ctx, &f32s, &opts).expect("f32")),
+            ("c128", bench(&ctx, &c128, &opts).expect("c128")),
+        ] {
+            // (jds-u16 may refuse columns this far apart: not asserted)
+            let kernels: Vec<&str> = rep.results.iter().map(|k| k.kernel.as_str()).collect();
+            assert!(
+                kernels.contains(&"jds") && kernels.contains(&"jds-batched"),
+                "{n} {name}: {kernels:?} {:?}",
+                rep.skipped
             );
+            for k in &rep.results {
+                assert!(k.ok, "{n} {name} {}: rel_error {:e}", k.kernel, k.rel_error);
+                for (key, want) in [
+                    ("tail_threads", threads.map(serde_json::Value::from)),
+                    ("window_blocks", Some(serde_json::Value::from(window))),
+                ] {
+                    assert_eq!(
+                        k.params.get(key),
+                        want.as_ref(),
+                        "{n} {name} {} {key}: {:?}",
+                        k.kernel,
+                        k.params
+                    );
+                }
+            }
         }
     }
+    assert_eq!(windows, [true, false], "one matrix in each order");
 }
 
 // ------------------------------------------------------- y = Aᵀ x
