@@ -1,13 +1,15 @@
 """Refits variants of `analyze`'s time model from one corpus and scores each the way docs/recommendation.md does.
 
-Input: the samples CSV of the `calibrate` example (every measured run x layout x kernel with its terms):
+Input: the samples CSV of the `calibrate` example (every measured run x layout x kernel with its terms), for the
+corpus and held-out names of scripts/calibrate.sh (RESULTS, or the folders of H200 joined by '+', each a --results):
 
-    cargo run -q -p sparsetool-analyze --example calibrate -- --results bench/results/2026-11-24-h100-corpus2 \
-        --holdout real-add32,...,fem- --samples h100.csv --report /dev/null
+    cargo run -q -p sparsetool-analyze --example calibrate -- --results DIR1 [--results DIR2 ...] \
+        --holdout "$HOLDOUT" --samples h100.csv --report /dev/null
     python3 scripts/model-variants.py h100.csv [h200.csv ...]
 
 Variants (each fitted like timing::fit: relative least squares, non-negative constants, layouts within 3x of a
-run's fastest, one scale per run held near 1, on the training runs only):
+run's fastest, one scale per run held near 1, on the training runs only, all models at once with one rows_m and
+one far_m constant for all, timing::SHARED_TERMS; the variants said to be as before 2026-11-24 share them too):
 - format: one model per format, cuSPARSE's sliced ELL and CSR's row-per-sub-warp kernels (csr-vector) apart (what
   ships; its held-out score must match the report);
 - no-run-scale: the same without the run scales (every run's scale 1, as timing::fit did before 2026-11-24);
@@ -71,6 +73,7 @@ def grouped(rows, group):
 
 
 RUN_SCALE_PRIOR = 1.0  # timing::RUN_SCALE_PRIOR
+SHARED_TERMS = [5, 9]  # timing::SHARED_TERMS: rows_m, far_m
 
 
 def nnls_gram(g, h):
@@ -95,12 +98,22 @@ def fit(samples, scaled=True):
         by[s['m']].append(s)
     arrays = {m: (np.array([s['t'] for s in ss]), np.array([s['us'] for s in ss]),
                   np.array([ri[s['run']] for s in ss])) for m, ss in by.items()}
+    # timing::SHARED_TERMS: one rows_m and one far_m constant for every model (columns 0, 1), then each model's own
+    own = [j for j in range(len(TERMS)) if j not in SHARED_TERMS]
+    cols = {m: np.array([SHARED_TERMS.index(j) if j in SHARED_TERMS else len(SHARED_TERMS) + i * len(own) + own.index(j)
+                         for j in range(len(TERMS))]) for i, m in enumerate(arrays)}
+    n = len(SHARED_TERMS) + len(arrays) * len(own)
     scale = np.ones(len(runs))
     for _ in range(20000 if scaled else 1):
-        out = {}
+        g, h, grams = np.zeros((n, n)), np.zeros(n), {}
         for m, (t, us, run) in arrays.items():
             a = t * (scale[run] / us)[:, None]
-            out[m] = nnls_gram(a.T @ a, a.sum(axis=0))
+            grams[m] = a.T @ a
+            np.add.at(g, (cols[m][:, None], cols[m][None, :]), grams[m])
+            np.add.at(h, cols[m], a.sum(axis=0))
+        k = nnls_gram(g, h)
+        out = {m: np.where([j in SHARED_TERMS and grams[m][j, j] == 0 for j in range(len(TERMS))], 0, k[c])
+               for m, c in cols.items()}  # a shared term none of a model's samples has: 0 in it (JointLayout::split)
         num = np.full(len(runs), RUN_SCALE_PRIOR)
         den = np.full(len(runs), RUN_SCALE_PRIOR)
         for m, (t, us, run) in arrays.items():
